@@ -1,0 +1,1 @@
+"""A YAML-driven grader for game-tree search exercises."""

@@ -1,0 +1,1 @@
+"""pytest plugin: collects the visible tests of the YAML suites (see docs/suites.md)."""
