@@ -1,0 +1,73 @@
+"""How the grader calls your functions (given; do not edit).
+
+Test cases are plain data: a game state travels as the list of its six fields and is rebuilt
+here; a game tree comes back as its breadth-first listing (`lazytree.bfs`), its node count or
+its value.
+"""
+
+from __future__ import annotations
+
+import gametree
+import tictactoe
+from lazytree import bfs, count_nodes
+from prelude import Bitmap, Offset, State, Value, check_game
+
+
+def state_of(fields: list[int]) -> State:
+    """The State whose fields are `fields`: w, h, k, player_bitmap, opponent_bitmap, past_moves."""
+    state = State(*fields)
+    check_game(state.w, state.h, state.k)
+    return state
+
+
+def fields_of(state: object) -> list[int]:
+    """The six fields of `state`, which must be a State."""
+    if not isinstance(state, State):
+        raise TypeError(f"expected a State, got a {type(state).__name__}")
+    return list(state)
+
+
+def alignments_with_step(w: int, h: int, k: int, step: Offset, bitmap: Bitmap) -> Bitmap:
+    """`gametree.alignments` along the direction whose offset is `step`."""
+    return gametree.alignments(w, h, k, lambda _w, _h: step, bitmap)
+
+
+def initial(w: int, h: int, k: int) -> list[int]:
+    """The fields of `gametree.initial(w, h, k)`."""
+    return fields_of(gametree.initial(w, h, k))
+
+
+def square_is_available(fields: list[int], i: int, j: int) -> bool:
+    """`gametree.square_is_available` in the state written `fields`."""
+    return gametree.square_is_available(state_of(fields), i, j)
+
+
+def play(fields: list[int], i: int, j: int) -> list[int]:
+    """The fields of `gametree.play` from the state written `fields`."""
+    return fields_of(gametree.play(state_of(fields), i, j))
+
+
+def no_square_is_available(fields: list[int]) -> bool:
+    """`gametree.no_square_is_available` in the state written `fields`."""
+    return gametree.no_square_is_available(state_of(fields))
+
+
+def opponent_has_won(fields: list[int]) -> bool:
+    """`gametree.opponent_has_won` in the state written `fields`."""
+    return gametree.opponent_has_won(state_of(fields))
+
+
+def tree_bfs(fields: list[int], limit: int) -> list[object]:
+    """The first `limit` nodes, breadth first, of `gametree.tree` from the state `fields`."""
+    return bfs(gametree.tree(state_of(fields)), limit)
+
+
+def tree_size(fields: list[int]) -> int:
+    """How many nodes `gametree.tree` has from the state written `fields`."""
+    return count_nodes(gametree.tree(state_of(fields)))
+
+
+def tree_value(fields: list[int], alpha: Value, beta: Value) -> Value:
+    """`tictactoe.bval(alpha, beta, ...)` of `gametree.tree`, clamped into [alpha, beta]."""
+    value = tictactoe.bval(alpha, beta, gametree.tree(state_of(fields)))
+    return max(alpha, min(beta, value))
