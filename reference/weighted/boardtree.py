@@ -1,0 +1,165 @@
+"""Reference: the search tree, minimax and alpha-beta with the transposition table.
+
+A node keeps its board and, once it has been searched, one slot per square for its children.
+Children are built on demand, and only those that get searched below: a child that is a leaf
+(depth 0 or a finished game) or a hit in the table is scored from `Board.moves()` and stays
+unbuilt until `get_sub_tree` asks for it. The results are those of the course's algorithm.
+"""
+
+from __future__ import annotations
+
+import constants
+from board import COORDS, Board, BoardCoordinate, BoardOptimalMove
+from constants import ILLEGAL, Cell
+from hashtable import BoardHashTable
+
+ILLEGAL_MOVE = BoardOptimalMove()
+ANYWHERE = BoardCoordinate(-1, -1)  # the coordinates stored with a leaf's score: never read
+LEAVES: dict[int, BoardOptimalMove] = {}  # one shared leaf move per score
+
+
+def leaf_move(score: int) -> BoardOptimalMove:
+    """The move stored for a leaf of this score (moves are immutable, so one per score)."""
+    move = LEAVES.get(score)
+    if move is None:
+        move = LEAVES[score] = BoardOptimalMove(score, ANYWHERE)
+    return move
+INFINITY = 1 << 30
+
+
+class BoardTree:
+    """A search tree node (or an empty tree) for one board position."""
+
+    __slots__ = ("_board", "_children")
+
+    def __init__(self, board: Board | None = None) -> None:
+        """A one-node tree holding a copy of `board`, or an empty tree without one."""
+        self._board = None if board is None else board.copy()
+        self._children: list[BoardTree | None] | None = None
+
+    @property
+    def board(self) -> Board | None:
+        """The position at the root (None for an empty tree)."""
+        return self._board
+
+    def is_empty(self) -> bool:
+        """True for a tree without a root."""
+        return self._board is None
+
+    def get_sub_tree(self, coords: BoardCoordinate) -> BoardTree:
+        """The child reached by playing `coords`, built if needed; empty if the move is illegal."""
+        if self._board is None or not coords.is_valid():
+            return BoardTree()
+        cell = coords.row * constants.BOARD_SIZE + coords.col
+        if self._children is not None:
+            child = self._children[cell]
+            if child is not None:
+                return child
+        return self._build(cell, coords)
+
+    def _build(self, cell: int, coords: BoardCoordinate) -> BoardTree:
+        """Build and keep the child for square `cell`; an empty tree if the move is illegal."""
+        assert self._board is not None
+        child = BoardTree()
+        board = self._board.copy()
+        if board.play(coords):
+            child._board = board
+            if self._children is None:
+                self._children = [None] * constants.BOARD_SIZE**2
+            self._children[cell] = child
+        return child
+
+    def get_optimal_move(self, depth: int) -> BoardOptimalMove:
+        """Minimax `depth` moves ahead, with the transposition table."""
+        board = self._board
+        if board is None:
+            return ILLEGAL_MOVE
+        table = BoardHashTable.get_instance()
+        if depth == 0 or board.is_finished():
+            leaf = leaf_move(board.get_board_score())
+            table.update_table(board.id, depth, leaf)
+            return leaf
+        hashed = table.get_hashed_move(board.id, depth)
+        if hashed.score != ILLEGAL:
+            return hashed
+
+        store, lookup, leaves = table.update_table, table.get_hashed_move, LEAVES
+        maximizing = board.cur_player == Cell.X
+        best_score = -INFINITY if maximizing else INFINITY
+        best_cell = -1
+        children = self._children
+        below = depth - 1
+        if below == 0 and children is None:  # the most frequent case: every child is a leaf
+            for cell, child_id, score, _ in board.moves():
+                store(child_id, 0, leaves.get(score) or leaf_move(score))
+                if score > best_score if maximizing else score < best_score:
+                    best_score, best_cell = score, cell
+            best = BoardOptimalMove(best_score, COORDS[best_cell])
+            store(board.id, depth, best)
+            return best
+        for cell, child_id, score, finished in board.moves():
+            child = None if children is None else children[cell]
+            if child is not None:
+                score = child.get_optimal_move(below).score
+            elif below == 0 or finished:
+                store(child_id, below, leaves.get(score) or leaf_move(score))
+            else:
+                score = lookup(child_id, below).score
+                if score == ILLEGAL:
+                    score = self._build(cell, COORDS[cell]).get_optimal_move(below).score
+                    children = self._children
+            if score > best_score if maximizing else score < best_score:
+                best_score, best_cell = score, cell
+        best = BoardOptimalMove(best_score, COORDS[best_cell]) if best_cell >= 0 else ILLEGAL_MOVE
+        store(board.id, depth, best)
+        return best
+
+    def get_optimal_move_alpha_beta(self, depth: int, alpha: int, beta: int) -> BoardOptimalMove:
+        """Minimax with alpha-beta pruning; the table keeps only exact results (alpha < s < beta)."""
+        board = self._board
+        if board is None:
+            return ILLEGAL_MOVE
+        table = BoardHashTable.get_instance()
+        if depth == 0 or board.is_finished():
+            leaf = leaf_move(board.get_board_score())
+            table.update_table(board.id, depth, leaf)
+            return leaf
+        hashed = table.get_hashed_move(board.id, depth)
+        if hashed.score != ILLEGAL:
+            return hashed
+
+        store, lookup, leaves = table.update_table, table.get_hashed_move, LEAVES
+        window_low, window_high = alpha, beta
+        maximizing = board.cur_player == Cell.X
+        best_score = -INFINITY if maximizing else INFINITY
+        best_cell = -1
+        children = self._children
+        below = depth - 1
+        for cell, child_id, score, finished in board.moves():
+            child = None if children is None else children[cell]
+            if child is not None:
+                score = child.get_optimal_move_alpha_beta(below, alpha, beta).score
+            elif below == 0 or finished:
+                store(child_id, below, leaves.get(score) or leaf_move(score))
+            else:
+                score = lookup(child_id, below).score
+                if score == ILLEGAL:
+                    child = self._build(cell, COORDS[cell])
+                    score = child.get_optimal_move_alpha_beta(below, alpha, beta).score
+                    children = self._children
+            if maximizing:
+                if score > best_score:
+                    best_score, best_cell = score, cell
+                    if score > beta:
+                        break
+                    alpha = max(alpha, score)
+            else:
+                if score < best_score:
+                    best_score, best_cell = score, cell
+                    if score < alpha:
+                        break
+                    beta = min(beta, score)
+        best = BoardOptimalMove(best_score, COORDS[best_cell]) if best_cell >= 0 else ILLEGAL_MOVE
+        if window_low < best_score < window_high:
+            store(board.id, depth, best)
+        return best
