@@ -102,7 +102,7 @@ def has_alignment_cases() -> list[list[int]]:
 
 
 def has_line(w: int, h: int, k: int, bitmap: int) -> bool:
-    """Whether `bitmap` holds k marks in a row, a column or a diagonal (checked square by square)."""
+    """Whether `bitmap` holds k marks in a line, checked square by square."""
     for i, j in squares(w, h):
         for di, dj in ((0, 1), (1, 0), (1, 1), (1, -1)):
             line = [(i + t * di, j + t * dj) for t in range(k)]
@@ -186,7 +186,7 @@ def tree_steps() -> list[dict[str, object]]:
     ]
     listings += [([3, 3, 3, 0, 0, 0], 1500), ([4, 4, 4, 0, 0, 0], 400), ([4, 3, 3, 0, 0, 0], 300)]
     rng = random.Random(11)
-    middle = [s for s in game_states() if s[:3] == (3, 3, 3) and 2 <= s[5]]
+    middle = [s for s in game_states() if s[:3] == (3, 3, 3) and s[5] >= 2]
     listings += [(list(state), 1000) for state in rng.sample(middle, 8)]
     found: list[dict[str, object]] = [
         {"call": "probes.tree_bfs", "args": [state, limit]} for state, limit in listings
@@ -202,6 +202,6 @@ def tree_value_cases() -> list[list[object]]:
     for w, h, k in ((3, 3, 2), (2, 2, 3), (4, 2, 3), (4, 3, 3), (3, 2, 3)):
         cases.append([[w, h, k, 0, 0, 0], BOTTOM, TOP])
     rng = random.Random(12)
-    middle = [s for s in game_states() if s[:3] == (3, 3, 3) and 1 <= s[5]]
+    middle = [s for s in game_states() if s[:3] == (3, 3, 3) and s[5] >= 1]
     cases += [[list(state), BOTTOM, TOP] for state in rng.sample(middle, 10)]
     return cases
