@@ -155,9 +155,12 @@ def _counting(offspring: Offspring, counter: CellCounter) -> Iterator[tuple[Move
         yield move, instrument(child, counter)
 
 
+TREE_TYPES = (Leaf, NonLeaf)
+
+
 def check_tree(tree: object) -> Tree:
     """`tree` itself if it is a Leaf or a NonLeaf; a TypeError otherwise."""
-    if not isinstance(tree, Leaf | NonLeaf):
+    if not isinstance(tree, TREE_TYPES):
         raise TypeError(f"expected a Leaf or a NonLeaf, got a {type(tree).__name__}")
     return tree
 
@@ -203,5 +206,11 @@ def count_nodes(tree: Tree) -> int:
         node = stack.pop()
         count += 1
         if isinstance(node, NonLeaf):
-            stack.extend(child for _move, child in _moves_of(node.offspring))
+            moves = len(stack)
+            for _move, child in node.offspring:
+                if not isinstance(child, TREE_TYPES):
+                    check_tree(child)
+                stack.append(child)
+                if len(stack) - moves > MAX_MOVES:
+                    raise ValueError(f"a node has more than {MAX_MOVES} moves")
     return count

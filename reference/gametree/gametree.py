@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 
 from prelude import (
     Bitmap,
@@ -68,6 +68,7 @@ def alignments(w: int, h: int, k: int, direction: Direction, bitmap: Bitmap) -> 
     return found
 
 
+@lru_cache(maxsize=1 << 16)  # a game tree asks about the same few bitmaps over and over
 def has_alignment(w: int, h: int, k: int, bitmap: Bitmap) -> bool:
     """Whether `bitmap` holds a k-alignment in any of the four directions."""
     return bool(
