@@ -412,14 +412,47 @@ def search_d5_hidden() -> list[Step]:
     return search_steps(6102, [5], 6, 2, 14)
 
 
+def wins_now(board: Board, side: int) -> bool:
+    """`side`, to move, can complete a line of captured zones at once."""
+    return any(large_winner(apply(board, m, side)) == side for m in legal_moves(board))
+
+
+def lost_positions(seed: int, count: int) -> list[tuple[Board, int]]:
+    """Positions where every move of the side to move lets the opponent win at once."""
+    rng = random.Random(seed)
+    found: list[tuple[Board, int]] = []
+    while len(found) < count:
+        history = random_game(rng, 81)
+        for board, side in history[-8:-1]:
+            for move in legal_moves(board):
+                after = apply(board, move, side)
+                replies = legal_moves(after)
+                if replies and all(wins_now(apply(after, r, 1 - side), side) for r in replies):
+                    found.append((after, 1 - side))
+                    break
+            if len(found) == count:
+                break
+    return found
+
+
+def search_end_steps(seed: int) -> list[Step]:
+    """Late positions (lines that reach the end of the game: W/L/D0, short lines)."""
+    steps = search_steps(seed, [1, 2, 3, 4, 5], 10, 40, 70)
+    for board, side in lost_positions(seed, 3):
+        for depth in (1, 2, 3, 5):
+            steps.append({"call": "engine.search",
+                          "args": [as_args(board), side, depth, {"$ref": "t"}]})
+    return steps
+
+
 def search_end_visible() -> list[Step]:
-    """Late positions, where lines reach the end of the game (W/L/D0, short lines)."""
-    return search_steps(6201, [1, 2, 3, 4, 5], 12, 40, 70)
+    """Visible late positions."""
+    return search_end_steps(6201)
 
 
 def search_end_hidden() -> list[Step]:
-    """Hidden: late positions."""
-    return search_steps(6202, [1, 2, 3, 4, 5], 12, 40, 70)
+    """Hidden late positions."""
+    return search_end_steps(6202)
 
 
 def search_window_steps(seed: int) -> list[Step]:

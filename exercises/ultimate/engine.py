@@ -175,7 +175,7 @@ def eval_string(value: int, depth: int) -> str:
 
 
 def board_string(board: Board) -> str:
-    """The board as the console prints it: 16 lines joined by newlines, no final newline.
+    """The board as the console prints it: 17 lines joined by newlines, no final newline.
 
     A rule `---+---+---`, then three bands of three text lines each followed by the rule;
     a text line shows one row of cells of three zones side by side (`X`, `O` or `.`),
