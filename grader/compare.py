@@ -1,0 +1,63 @@
+"""Named comparators for plain data, strict about types (True is not 1, 1 is not 1.0)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+
+def same(got: Any, expected: Any) -> bool:
+    """Plain-data equality that also compares types, recursively."""
+    if type(got) is not type(expected):
+        return False
+    if isinstance(got, list):
+        return len(got) == len(expected) and all(map(same, got, expected))
+    if isinstance(got, dict):
+        return got.keys() == expected.keys() and all(same(got[k], expected[k]) for k in got)
+    if isinstance(got, float) and math.isnan(got):
+        return math.isnan(expected)
+    return bool(got == expected)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def unordered(got: Any, expected: Any, tolerance: float) -> bool:
+    """Lists equal as multisets."""
+    if not (isinstance(got, list) and isinstance(expected, list)):
+        return same(got, expected)
+    return sorted(map(_canonical, got)) == sorted(map(_canonical, expected))
+
+
+def as_set(got: Any, expected: Any, tolerance: float) -> bool:
+    """Lists with the same elements, duplicates ignored."""
+    if not (isinstance(got, list) and isinstance(expected, list)):
+        return same(got, expected)
+    return set(map(_canonical, got)) == set(map(_canonical, expected))
+
+
+def approx(got: Any, expected: Any, tolerance: float) -> bool:
+    """Numbers within a relative (or, near zero, absolute) tolerance, recursively."""
+    if isinstance(expected, list) and isinstance(got, list):
+        return len(got) == len(expected) and all(
+            approx(g, e, tolerance) for g, e in zip(got, expected, strict=True))
+    numbers = (int, float)
+    if (isinstance(got, numbers) and isinstance(expected, numbers)
+            and not isinstance(got, bool) and not isinstance(expected, bool)):
+        return math.isclose(got, expected, rel_tol=tolerance, abs_tol=tolerance)
+    return same(got, expected)
+
+
+COMPARATORS: dict[str, Callable[[Any, Any, float], bool]] = {
+    "equal": lambda got, expected, _tolerance: same(got, expected),
+    "unordered": unordered,
+    "set": as_set,
+    "approx": approx,
+}
+
+
+def matches(comparator: str, got: Any, expected: Any, tolerance: float) -> bool:
+    return COMPARATORS[comparator](got, expected, tolerance)

@@ -1,0 +1,48 @@
+"""`grader record`: run the reference on every test and store what it did as the expectations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import expectations
+from grader.grade import Grader, prepared_submission, select_tests
+from grader.paths import reference_dir
+from grader.suite import LoadedSuite
+
+
+class RecordError(Exception):
+    """The reference itself fails a test, so nothing can be recorded for it."""
+
+
+@dataclass
+class Recording:
+    written: list[Path] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def record(loaded: LoadedSuite, names: list[str] | None = None,
+           progress: Callable[[str], None] | None = None) -> Recording:
+    recording = Recording()
+    tests = select_tests(loaded, public_only=False, names=names)
+    with prepared_submission(loaded, reference_dir(loaded.name)) as (prepared, scratch):
+        if prepared.missing:
+            raise RecordError(f"reference/{loaded.name} lacks {', '.join(prepared.missing)}")
+        with Grader(loaded, prepared, scratch, record=True) as grader:
+            for test in tests:
+                judgement, outcome, recorded = grader.run_test(test)
+                bad_steps = [step for step in (recorded if isinstance(recorded, list) else [])
+                             if step.get("ni") or step.get("import") or "unplain" in step]
+                if recorded is None or bad_steps:
+                    detail = judgement.message if recorded is None else (
+                        bad_steps[0].get("message") or bad_steps[0].get("unplain", ""))
+                    recording.failures.append(
+                        f"{test.name}: the reference gets {judgement.verdict.value if recorded is None else 'an error'}"
+                        f": {detail}")
+                    continue
+                recording.written += expectations.write(loaded, test, recorded)
+                if progress is not None and outcome is not None:
+                    progress(f"{test.name}: recorded ({outcome.cpu_s:.2f} s CPU, "
+                             f"{outcome.peak_mb:.1f} MB)")
+    return recording

@@ -1,0 +1,125 @@
+"""Writing a grade report: terminal, Gradescope results.json, JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from grader.grade import GradeReport
+from grader.verdicts import TestResult, Verdict
+
+VERDICT_STYLES = {Verdict.AC: "green", Verdict.WA: "red", Verdict.TLE: "yellow",
+                  Verdict.MLE: "yellow", Verdict.RTE: "red", Verdict.OLE: "yellow",
+                  Verdict.NI: "dim", Verdict.CE: "magenta", Verdict.JE: "bold red"}
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` so that a reader sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def failure_text(result: TestResult) -> str:
+    parts = [f"{result.verdict.value} ({result.verdict.meaning})"]
+    if result.message:
+        parts.append(result.message)
+    if result.details:
+        parts.append(result.details)
+    if result.stdout:
+        parts.append("Your code printed:\n" + result.stdout)
+    return "\n".join(parts)
+
+
+def print_report(report: GradeReport, console: Console | None = None) -> None:
+    console = console or Console()
+    table = Table(title=f"{report.exercise}: {report.submission}", title_justify="left")
+    for column, justify in (("test", "left"), ("verdict", "left"), ("points", "right"),
+                            ("cpu s", "right"), ("wall s", "right"), ("peak MB", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for result in report.results:
+        name = result.name if result.visibility == "visible" else f"{result.name} ({result.visibility})"
+        table.add_row(name, Text(result.verdict.value, style=VERDICT_STYLES[result.verdict]),
+                      f"{result.points:g}/{result.max_points:g}", f"{result.usage.cpu_s:.3f}",
+                      f"{result.usage.wall_s:.3f}", f"{result.usage.peak_mb:.1f}")
+    console.print(table)
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {note}")
+    failures = [r for r in report.results if not r.passed]
+    for result in failures:
+        console.rule(f"{result.name}: {result.verdict.value}", align="left")
+        console.print(Text(failure_text(result)))
+    console.print(f"[bold]Score: {report.score:g} / {report.max_score:g}[/]")
+
+
+def results_json(report: GradeReport) -> dict[str, Any]:
+    """Gradescope's results.json."""
+    tests = []
+    for result in report.results:
+        tests.append({
+            "name": result.name,
+            "score": result.points,
+            "max_score": result.max_points,
+            "status": "passed" if result.passed else "failed",
+            "output": "" if result.passed else failure_text(result),
+            "visibility": result.visibility,
+            "extra_data": {"verdict": result.verdict.value, "cpu_s": result.usage.cpu_s,
+                           "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb},
+        })
+    data: dict[str, Any] = {"score": report.score, "tests": tests,
+                            "extra_data": {"exercise": report.exercise,
+                                           "max_score": report.max_score}}
+    if report.notes:
+        data["output"] = "\n".join(report.notes)
+    return data
+
+
+def junit_xml(report: GradeReport) -> str:
+    failures = sum(1 for r in report.results if not r.passed and r.verdict is not Verdict.JE)
+    errors = sum(1 for r in report.results if r.verdict is Verdict.JE)
+    suite = ET.Element("testsuite", name=report.exercise, tests=str(len(report.results)),
+                       failures=str(failures), errors=str(errors),
+                       time=f"{sum(r.usage.wall_s for r in report.results):.3f}")
+    for result in report.results:
+        case = ET.SubElement(suite, "testcase", classname=report.exercise, name=result.name,
+                             time=f"{result.usage.wall_s:.3f}")
+        if result.verdict is Verdict.JE:
+            element = ET.SubElement(case, "error", type=result.verdict.value,
+                                    message=result.message)
+            element.text = failure_text(result)
+        elif not result.passed:
+            element = ET.SubElement(case, "failure", type=result.verdict.value,
+                                    message=result.message[:500])
+            element.text = failure_text(result)
+        properties = ET.SubElement(case, "properties")
+        for key, value in (("verdict", result.verdict.value), ("points", f"{result.points:g}"),
+                           ("cpu_s", str(result.usage.cpu_s)), ("peak_mb", str(result.usage.peak_mb))):
+            ET.SubElement(properties, "property", name=key, value=value)
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_results(report: GradeReport, path: Path) -> None:
+    write_atomically(path, json.dumps(results_json(report), indent=1) + "\n")
+
+
+def write_junit(report: GradeReport, path: Path) -> None:
+    write_atomically(path, junit_xml(report))

@@ -1,0 +1,272 @@
+"""The suite schema: one YAML file per exercise, validated strictly (see docs/suites.md)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from grader.paths import fixtures_dir, suite_path
+
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+
+
+class SuiteError(Exception):
+    """A suite that cannot be used, with a message naming the file, the line and the key."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Limits(Strict):
+    """Resource limits of one test run; every field has a documented default."""
+
+    cpu_s: float = Field(10.0, gt=0, description="CPU seconds of the whole process tree")
+    wall_s: float = Field(20.0, gt=0, description="wall-clock seconds before the test is killed")
+    memory_mb: float = Field(512.0, gt=0, description="peak resident memory of the process tree")
+    output_kb: float = Field(1024.0, gt=0, description="bytes the test may write to stdout")
+    processes: int = Field(1, ge=1, description="processes alive at once, the test's own included")
+
+    def merged(self, overrides: LimitOverrides | None) -> Limits:
+        if overrides is None:
+            return self
+        return self.model_copy(update=overrides.model_dump(exclude_none=True))
+
+
+class LimitOverrides(Strict):
+    cpu_s: float | None = Field(None, gt=0)
+    wall_s: float | None = Field(None, gt=0)
+    memory_mb: float | None = Field(None, gt=0)
+    output_kb: float | None = Field(None, gt=0)
+    processes: int | None = Field(None, ge=1)
+
+
+class Normalize(Strict):
+    """How a transcript is compared with the expected one."""
+
+    mask: list[str] = Field(default_factory=list,
+                            description="regexes; a matching line equals any other matching line")
+    substitute: list[tuple[str, str]] = Field(
+        default_factory=list, description="[regex, replacement] pairs applied to every line")
+    trailing_whitespace: Literal["strip", "keep"] = "strip"
+
+    @field_validator("mask")
+    @classmethod
+    def _regexes_compile(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            re.compile(pattern)
+        return patterns
+
+    @field_validator("substitute")
+    @classmethod
+    def _substitutions_compile(cls, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        for pattern, _ in pairs:
+            re.compile(pattern)
+        return pairs
+
+
+Comparator = Literal["equal", "unordered", "approx", "set"]
+Show = Literal["plain", "str", "repr", "attrs"]
+
+
+class Step(Strict):
+    call: str | None = None
+    get: str | None = None
+    args: list[Any] = Field(default_factory=list)
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    let: str | None = None
+    check: bool = False
+    show: Show = "plain"
+    attrs: list[str] | None = None
+    compare: Comparator = "equal"
+    tolerance: float = 1e-9
+    label: str | None = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> Step:
+        if (self.call is None) == (self.get is None):
+            raise ValueError("a step needs exactly one of 'call' or 'get'")
+        if self.get is not None and (self.args or self.kwargs):
+            raise ValueError("'get' reads an attribute and takes no 'args'/'kwargs'")
+        if (self.show == "attrs") != (self.attrs is not None):
+            raise ValueError("'show: attrs' and 'attrs: [...]' go together")
+        return self
+
+    @property
+    def target(self) -> str:
+        return self.call or self.get or ""
+
+    @property
+    def compared(self) -> bool:
+        return self.let is None or self.check
+
+
+class Transcript(Strict):
+    driver: str
+    args: list[str | dict[str, str]] = Field(default_factory=list)
+    stdin: str | None = None
+    expected: str
+
+    @field_validator("args")
+    @classmethod
+    def _fixture_args(cls, args: list[str | dict[str, str]]) -> list[str | dict[str, str]]:
+        for arg in args:
+            if isinstance(arg, dict) and set(arg) != {"fixture"}:
+                raise ValueError("an argument is a string or {fixture: FILE}")
+        return args
+
+
+Visibility = Literal["visible", "hidden", "after_due_date"]
+
+
+class TestSpec(Strict):
+    name: Annotated[str, Field(pattern=NAME_PATTERN)]
+    points: float = Field(1.0, ge=0)
+    visibility: Visibility = "visible"
+    limits: LimitOverrides | None = None
+    description: str = ""
+    call: str | None = None
+    cases: list[list[Any]] | None = None
+    cases_from: str | None = None
+    compare: Comparator = "equal"
+    tolerance: float = 1e-9
+    show: Show = "plain"
+    attrs: list[str] | None = None
+    steps: list[Step] | None = None
+    steps_from: str | None = None
+    transcript: Transcript | None = None
+    normalize: Normalize | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> TestSpec:
+        kinds = [self.call is not None, self.steps is not None or self.steps_from is not None,
+                 self.transcript is not None]
+        if sum(kinds) != 1:
+            raise ValueError("a test is exactly one of: 'call' with 'cases'/'cases_from', "
+                             "'steps'/'steps_from', or 'transcript'")
+        if self.call is not None and (self.cases is None) == (self.cases_from is None):
+            raise ValueError("'call' needs exactly one of 'cases' or 'cases_from'")
+        if self.steps is not None and self.steps_from is not None:
+            raise ValueError("use one of 'steps' or 'steps_from'")
+        return self
+
+    @property
+    def kind(self) -> Literal["call", "transcript"]:
+        return "transcript" if self.transcript is not None else "call"
+
+
+class Suite(Strict):
+    exercise: Annotated[str, Field(pattern=NAME_PATTERN)]
+    title: str = ""
+    submit: list[str] = Field(min_length=1)
+    given: list[str] = Field(default_factory=list)
+    limits: Limits = Field(default_factory=Limits)
+    normalize: Normalize = Field(default_factory=Normalize)
+    tests: list[TestSpec] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Suite:
+        seen: set[str] = set()
+        for test in self.tests:
+            if test.name in seen:
+                raise ValueError(f"two tests are named '{test.name}'")
+            seen.add(test.name)
+        overlap = set(self.submit) & set(self.given)
+        if overlap:
+            raise ValueError(f"files both submitted and given: {sorted(overlap)}")
+        return self
+
+    @property
+    def total_points(self) -> float:
+        return sum(test.points for test in self.tests)
+
+    @property
+    def drivers(self) -> list[str]:
+        return sorted({t.transcript.driver for t in self.tests if t.transcript is not None})
+
+
+class LoadedSuite:
+    """A validated suite together with where it came from."""
+
+    def __init__(self, suite: Suite, path: Path) -> None:
+        self.suite = suite
+        self.path = path
+
+    @property
+    def name(self) -> str:
+        return self.suite.exercise
+
+    @property
+    def fixtures(self) -> Path:
+        return fixtures_dir(self.name)
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """The 1-based line of the YAML node at a pydantic error location (or of its nearest parent)."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = [v for k, v in node.value if getattr(k, "value", None) == key]
+            if not match:
+                break
+            node = match[0]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+def _describe(error: dict[str, Any]) -> str:
+    loc = ".".join(str(part) for part in error["loc"] if not str(part).startswith("function-"))
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown key"
+    elif error["type"] == "missing":
+        message = "required key is missing"
+    return f"{loc}: {message}" if loc else message
+
+
+def parse_suite(path: Path) -> LoadedSuite:
+    """Read and validate a suite file; every problem becomes one SuiteError line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as error:
+        raise SuiteError(f"{path}: no such suite file") from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise SuiteError(f"{path}: cannot read: {error}") from error
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise SuiteError(f"{path}{where}: malformed YAML: {problem}") from error
+    if not isinstance(data, dict):
+        raise SuiteError(f"{path}: a suite is a mapping with keys exercise, submit, tests, ...")
+    try:
+        suite = Suite.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        line = _line_of(node, tuple(first["loc"]))
+        where = f":{line}" if line else ""
+        more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        raise SuiteError(f"{path}{where}: {_describe(dict(first))}{more}") from error
+    return LoadedSuite(suite, path)
+
+
+def load_suite(exercise_or_path: str) -> LoadedSuite:
+    """Load by exercise name (suites/NAME.yaml) or by a path to a suite file."""
+    candidate = Path(exercise_or_path)
+    if candidate.suffix in {".yaml", ".yml"} or candidate.is_file():
+        return parse_suite(candidate)
+    path = suite_path(exercise_or_path)
+    if not path.exists():
+        raise SuiteError(f"{path}: no suite for exercise '{exercise_or_path}'")
+    return parse_suite(path)

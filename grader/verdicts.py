@@ -1,0 +1,61 @@
+"""The closed set of verdicts and the one result type every test produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    AC = "AC"
+    WA = "WA"
+    TLE = "TLE"
+    MLE = "MLE"
+    RTE = "RTE"
+    OLE = "OLE"
+    NI = "NI"
+    CE = "CE"
+    JE = "JE"
+
+    @property
+    def meaning(self) -> str:
+        return VERDICT_MEANINGS[self]
+
+
+VERDICT_MEANINGS = {
+    Verdict.AC: "accepted",
+    Verdict.WA: "wrong answer",
+    Verdict.TLE: "time limit exceeded",
+    Verdict.MLE: "memory limit exceeded",
+    Verdict.RTE: "run-time error",
+    Verdict.OLE: "output limit exceeded",
+    Verdict.NI: "not implemented",
+    Verdict.CE: "does not import",
+    Verdict.JE: "grader error",
+}
+
+
+@dataclass
+class Usage:
+    """What one run of a test cost."""
+
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    peak_mb: float = 0.0
+
+
+@dataclass
+class TestResult:
+    name: str
+    verdict: Verdict
+    points: float
+    max_points: float
+    visibility: str
+    usage: Usage = field(default_factory=Usage)
+    message: str = ""
+    details: str = ""
+    stdout: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict is Verdict.AC
