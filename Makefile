@@ -1,0 +1,31 @@
+# `make demo`: set up and grade the bundled sample submissions. `make test`: set up and run every test.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench verify record clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/grader list
+	$(BIN)/grader grade bitgrid samples/bitgrid --batch --out demo-out -j 2
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest
+
+verify: $(STAMP)
+	for suite in suites/*.yaml; do $(BIN)/grader verify $$suite || exit 1; done
+
+bench: $(STAMP)
+	for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) demo-out
