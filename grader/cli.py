@@ -135,7 +135,7 @@ def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
     outcome = verify(loaded, progress=console.print)
     for problem in outcome.problems:
-        console.print(f"[red]problem:[/] {problem}")
+        console.print(f"[red]problem:[/] {problem}", soft_wrap=True)
     if outcome.ok:
         console.print(f"[green]{loaded.name}: suite verified[/] ({'; '.join(outcome.checks)})")
         return EXIT_OK
@@ -149,7 +149,7 @@ COMMANDS = {"grade": cmd_grade, "check": cmd_check, "run": cmd_run, "list": cmd_
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     console = Console(stderr=False)
-    errors = Console(stderr=True)
+    errors = Console(stderr=True, soft_wrap=True)
     try:
         return COMMANDS[args.command](args, console)
     except (SuiteError, SubmissionError, RecordError, FileNotFoundError, KeyError) as error:

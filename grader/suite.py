@@ -58,15 +58,22 @@ class Normalize(Strict):
     @classmethod
     def _regexes_compile(cls, patterns: list[str]) -> list[str]:
         for pattern in patterns:
-            re.compile(pattern)
+            _check_regex(pattern)
         return patterns
 
     @field_validator("substitute")
     @classmethod
     def _substitutions_compile(cls, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         for pattern, _ in pairs:
-            re.compile(pattern)
+            _check_regex(pattern)
         return pairs
+
+
+def _check_regex(pattern: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from error
 
 
 Comparator = Literal["equal", "unordered", "approx", "set"]
