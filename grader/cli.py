@@ -6,17 +6,21 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
+from grader.batch import BatchProgress, collect, default_jobs, grade_batch, write_grades
 from grader.grade import grade
 from grader.paths import exercise_dir, reference_dir, suites_dir
 from grader.record import RecordError, record
-from grader.reports import print_report, write_junit, write_results
+from grader.reports import print_report, write_atomically, write_junit, write_results
 from grader.submission import SubmissionError, prepare
-from grader.suite import SuiteError, load_suite
+from grader.suite import LoadedSuite, SuiteError, load_suite
+from grader.summary import print_summary, summarize, summary_html
 from grader.verify import verify
 
 EXIT_OK = 0
@@ -38,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
     grade_cmd.add_argument("--public", action="store_true", help="only the visible tests")
     grade_cmd.add_argument("--test", action="append", dest="tests", metavar="NAME",
                            help="only this test (repeatable)")
+    grade_cmd.add_argument("--batch", action="store_true",
+                           help="SUBMISSION is a folder of submissions (sub-folders or .zip)")
+    grade_cmd.add_argument("-j", "--jobs", type=int, default=None,
+                           help="submissions graded at once (default: all cores)")
+    grade_cmd.add_argument("--out", type=Path, help="where batch results go (default: ./out)")
+    grade_cmd.add_argument("--resume", action="store_true",
+                           help="grade only the submissions without results in --out")
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
@@ -62,12 +73,62 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_grade(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
+    if args.batch:
+        return cmd_batch(args, loaded, console)
+    for flag in ("jobs", "out"):
+        if getattr(args, flag) is not None:
+            console.print(f"[red]error:[/] --{flag} only goes with --batch")
+            return EXIT_USAGE
+    if args.resume:
+        console.print("[red]error:[/] --resume only goes with --batch")
+        return EXIT_USAGE
     report = grade(loaded, args.submission, public_only=args.public, names=args.tests)
     print_report(report, console)
     if args.results:
         write_results(report, args.results)
     if args.junit:
         write_junit(report, args.junit)
+    return EXIT_OK
+
+
+def cmd_batch(args: argparse.Namespace, loaded: LoadedSuite, console: Console) -> int:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    out = args.out or Path("out")
+    jobs = args.jobs if args.jobs is not None else default_jobs()
+    if jobs < 1:
+        console.print("[red]error:[/] -j needs at least 1")
+        return EXIT_USAGE
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]:.1f}/min"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn(), TextColumn("[red]{task.fields[failures]} not full marks"))
+    started = time.monotonic()
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(f"grading {loaded.name}", total=None, rate=0.0, failures=0)
+
+        def on_done(student: str, data: dict[str, Any], progress: BatchProgress) -> None:
+            minutes = max(time.monotonic() - started, 1e-6) / 60
+            bar.update(task, total=progress.total, completed=progress.done,
+                       rate=(progress.done - progress.skipped) / minutes,
+                       failures=progress.failures)
+
+        progress = grade_batch(loaded, args.submission, out, jobs, args.resume,
+                               public_only=args.public, on_done=on_done)
+        bar.update(task, total=progress.total, completed=progress.done)
+    grades = write_grades(loaded, out)
+    summary = summarize(collect(out))
+    print_summary(summary, console)
+    write_atomically(out / "summary.html", summary_html(loaded.name, summary))
+    console.print(f"graded {progress.done - progress.skipped} submission(s)"
+                  f"{f', kept {progress.skipped} from before' if progress.skipped else ''}; "
+                  f"wrote {grades}, {out / 'summary.html'} and one results.json per student")
     return EXIT_OK
 
 

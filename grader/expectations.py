@@ -89,7 +89,7 @@ def load_transcript(loaded: LoadedSuite, test: TestSpec) -> tuple[str, int]:
 
 
 def fingerprint(loaded: LoadedSuite, test: TestSpec) -> str:
-    """A hash of everything a recorded expectation depends on: reference, given files, test, inputs."""
+    """A hash of what a recorded expectation depends on: reference, given files, test, inputs."""
     digest = hashlib.sha256()
     suite = loaded.suite
     for folder, names in ((reference_dir(suite.exercise), suite.submit),

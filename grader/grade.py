@@ -51,10 +51,7 @@ class Judgement:
 def _others_can_run_python() -> bool:
     """Whether a user without rights of its own can reach the interpreter's standard library."""
     stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
-    for folder in (stdlib, *stdlib.parents):
-        if not folder.stat().st_mode & stat.S_IXOTH:
-            return False
-    return True
+    return all(folder.stat().st_mode & stat.S_IXOTH for folder in (stdlib, *stdlib.parents))
 
 
 def _sandbox_uid() -> int | None:
@@ -86,7 +83,8 @@ def prepared_submission(loaded: LoadedSuite, source: Path,
 def render_value(value: Any) -> str:
     if isinstance(value, dict) and len(value) >= 1 and any(k.startswith("$") for k in value):
         if "$call" in value:
-            return f"{value['$call']}({render_args(value.get('args', []), value.get('kwargs', {}))})"
+            arguments = render_args(value.get("args", []), value.get("kwargs", {}))
+            return f"{value['$call']}({arguments})"
         if "$tuple" in value:
             return "(" + ", ".join(map(render_value, value["$tuple"])) + ")"
         if "$path" in value:
@@ -307,7 +305,7 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None) 
         stdout = outcome.stdout.decode("utf-8", "replace")[:4000] if test.kind == "call" else None
     return TestResult(name=test.name, verdict=judgement.verdict,
                       points=test.points if judgement.verdict is Verdict.AC else 0.0,
-                      max_points=test.points, visibility=test.visibility, usage=usage,
+                      max_points=test.points, visibility=test.visibility, kind=test.kind, usage=usage,
                       message=judgement.message, details=judgement.details, stdout=stdout or None)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def project_root() -> Path:
-    """The checkout holding exercises/, reference/, suites/ and fixtures/ ($GRADER_ROOT overrides)."""
+    """The checkout holding exercises/, reference/, suites/, fixtures/ ($GRADER_ROOT overrides)."""
     override = os.environ.get("GRADER_ROOT")
     if override:
         return Path(override).resolve()

@@ -37,9 +37,8 @@ def record(loaded: LoadedSuite, names: list[str] | None = None,
                 if recorded is None or bad_steps:
                     detail = judgement.message if recorded is None else (
                         bad_steps[0].get("message") or bad_steps[0].get("unplain", ""))
-                    recording.failures.append(
-                        f"{test.name}: the reference gets {judgement.verdict.value if recorded is None else 'an error'}"
-                        f": {detail}")
+                    verdict = judgement.verdict.value if recorded is None else "an error"
+                    recording.failures.append(f"{test.name}: the reference gets {verdict}: {detail}")
                     continue
                 recording.written += expectations.write(loaded, test, recorded)
                 if progress is not None and outcome is not None:

@@ -54,7 +54,9 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
                             ("cpu s", "right"), ("wall s", "right"), ("peak MB", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for result in report.results:
-        name = result.name if result.visibility == "visible" else f"{result.name} ({result.visibility})"
+        name = result.name
+        if result.visibility != "visible":
+            name += f" ({result.visibility})"
         table.add_row(name, Text(result.verdict.value, style=VERDICT_STYLES[result.verdict]),
                       f"{result.points:g}/{result.max_points:g}", f"{result.usage.cpu_s:.3f}",
                       f"{result.usage.wall_s:.3f}", f"{result.usage.peak_mb:.1f}")
@@ -79,7 +81,8 @@ def results_json(report: GradeReport) -> dict[str, Any]:
             "status": "passed" if result.passed else "failed",
             "output": "" if result.passed else failure_text(result),
             "visibility": result.visibility,
-            "extra_data": {"verdict": result.verdict.value, "cpu_s": result.usage.cpu_s,
+            "extra_data": {"verdict": result.verdict.value, "kind": result.kind,
+                           "cpu_s": result.usage.cpu_s,
                            "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb},
         })
     data: dict[str, Any] = {"score": report.score, "tests": tests,
@@ -108,8 +111,9 @@ def junit_xml(report: GradeReport) -> str:
                                     message=result.message[:500])
             element.text = failure_text(result)
         properties = ET.SubElement(case, "properties")
-        for key, value in (("verdict", result.verdict.value), ("points", f"{result.points:g}"),
-                           ("cpu_s", str(result.usage.cpu_s)), ("peak_mb", str(result.usage.peak_mb))):
+        facts = (("verdict", result.verdict.value), ("points", f"{result.points:g}"),
+                 ("cpu_s", str(result.usage.cpu_s)), ("peak_mb", str(result.usage.peak_mb)))
+        for key, value in facts:
             ET.SubElement(properties, "property", name=key, value=value)
     root = ET.Element("testsuites")
     root.append(suite)

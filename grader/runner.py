@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -59,10 +60,8 @@ def _kill_tree(processes: list[psutil.Process]) -> None:
     """Stop then kill every process (stopping first keeps a fork bomb from outrunning us)."""
     for sig in (signal.SIGSTOP, signal.SIGKILL):
         for process in processes:
-            try:
+            with contextlib.suppress(psutil.Error, OSError):
                 process.send_signal(sig)
-            except (psutil.Error, OSError):
-                pass
 
 
 class ForkServer:

@@ -51,6 +51,7 @@ class TestResult:
     points: float
     max_points: float
     visibility: str
+    kind: str = "call"
     usage: Usage = field(default_factory=Usage)
     message: str = ""
     details: str = ""

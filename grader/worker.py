@@ -6,7 +6,7 @@ stdin and answers JSON lines on stdout:
 
     -> {"test_dir": ..., "kind": "call", "steps": [...], "limits": {...}, ...}
     <- {"event": "started", "pid": ..., "baseline_kb": ...}
-    <- {"event": "done", "status": ..., "cpu_s": ..., "wall_s": ..., "maxrss_kb": ..., "result": ...}
+    <- {"event": "done", "exit_code": ..., "cpu_s": ..., "maxrss_kb": ..., "result": ...}
 
 The parent watches the child (time, memory, processes, output) and kills it when over a limit;
 the child hands back plain data on a pipe of its own, which this process relays untouched.
@@ -14,6 +14,7 @@ the child hands back plain data on a pipe of its own, which this process relays 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import io
 import json
@@ -144,7 +145,7 @@ def describe_exception(error: BaseException, code_dir: str) -> dict[str, Any]:
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
     try:
         message = str(error)
-    except BaseException:  # noqa: BLE001 - a rigged __str__ must not escape
+    except BaseException:
         message = "<unprintable>"
     lines.append(f"{type(error).__name__}: {message}\n" if message else f"{type(error).__name__}\n")
     is_import = isinstance(error, (ImportError, SyntaxError)) or (
@@ -158,7 +159,7 @@ def run_steps(steps: list[dict[str, Any]], code_dir: str) -> dict[str, Any]:
     names = Namespace()
     outcomes: list[dict[str, Any]] = []
     for step in steps:
-        target_text = step.get("call") or step.get("get")
+        target_text = step.get("call") or step.get("get") or ""
         try:
             try:
                 target = names.resolve(target_text)
@@ -175,7 +176,7 @@ def run_steps(steps: list[dict[str, Any]], code_dir: str) -> dict[str, Any]:
                 if not step.get("check"):
                     continue
             outcomes.append({"value": shown(value, step)})
-        except BaseException as error:  # noqa: BLE001 - every student failure is data
+        except BaseException as error:
             if isinstance(error, TypeError) and "not plain data" in str(error):
                 outcomes.append({"unplain": str(error)})
                 continue
@@ -200,13 +201,11 @@ def run_driver(request: dict[str, Any], code_dir: str) -> dict[str, Any]:
         exit_code = code if isinstance(code, int) else (0 if code is None else 1)
         if not isinstance(code, int) and code is not None:
             sys.stderr.write(f"{code}\n")
-    except BaseException as failure:  # noqa: BLE001
+    except BaseException as failure:
         error = describe_exception(failure, code_dir)
         exit_code = 1
-    try:
+    with contextlib.suppress(BaseException):
         sys.stdout.flush()
-    except BaseException:  # noqa: BLE001 - closed or broken stdout is the student's
-        pass
     return {"exit": exit_code, "error": error}
 
 
@@ -247,10 +246,8 @@ def child_main(request: dict[str, Any], code_dir: str, result_fd: int, uid: int 
     sys.path[0:0] = [code_dir]
     if request["kind"] == "call":
         result = run_steps(request["steps"], code_dir)
-        try:
+        with contextlib.suppress(BaseException):
             sys.stdout.flush()
-        except BaseException:  # noqa: BLE001
-            pass
     else:
         result = run_driver(request, code_dir)
     payload = json.dumps(result).encode()
@@ -296,10 +293,8 @@ def reap_strays(group: int) -> None:
     """Kill the test's process group and every orphan left behind, then reap them all."""
     children_file = f"/proc/self/task/{os.getpid()}/children"
     for _ in range(1000):
-        try:
+        with contextlib.suppress(OSError):
             os.killpg(group, signal.SIGKILL)
-        except OSError:
-            pass
         try:
             with open(children_file) as listing:
                 strays = [int(pid) for pid in listing.read().split()]
@@ -308,15 +303,11 @@ def reap_strays(group: int) -> None:
         if not strays:
             return
         for stray in strays:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(stray, signal.SIGKILL)
-            except OSError:
-                pass
         for stray in strays:
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(stray, 0)
-            except ChildProcessError:
-                pass
 
 
 def serve(code_dir: str, uid: int | None) -> None:
@@ -344,7 +335,8 @@ def serve(code_dir: str, uid: int | None) -> None:
         chunks: list[bytes] = []
         reader = threading.Thread(target=read_all, args=(reader_fd, chunks), daemon=True)
         reader.start()
-        control_out.write(json.dumps({"event": "started", "pid": pid, "baseline_kb": baseline}) + "\n")
+        started_message = {"event": "started", "pid": pid, "baseline_kb": baseline}
+        control_out.write(json.dumps(started_message) + "\n")
         control_out.flush()
         _, status, usage = os.wait4(pid, 0)
         wall = time.monotonic() - started
