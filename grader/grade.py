@@ -66,10 +66,16 @@ def _sandbox_uid() -> int | None:
     return UID_POOL_START + os.getpid() % 4000
 
 
+def _scratch_root() -> str | None:
+    """A memory-backed folder for submissions and test output when there is one (much faster)."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
 @contextmanager
 def prepared_submission(loaded: LoadedSuite, source: Path,
                         overlay: Path | None = None) -> Iterator[tuple[Prepared, Path]]:
-    scratch = Path(tempfile.mkdtemp(prefix="grader-"))
+    scratch = Path(tempfile.mkdtemp(prefix="grader-", dir=_scratch_root()))
     scratch.chmod(0o755)
     try:
         suite = loaded.suite

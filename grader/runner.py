@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,9 +121,7 @@ class ForkServer:
             self.stop()
             self.start()
         self.counter += 1
-        test_dir = Path(tempfile.mkdtemp(prefix=f"t{self.counter}-", dir=self.scratch))
-        if self.uid is not None:
-            os.chown(test_dir, self.uid, self.uid)
+        test_dir = self._fresh_test_dir()
         outcome = RunOutcome(limits=limits)
         request = {**request, "test_dir": str(test_dir),
                    "stdin": str(stdin_file) if stdin_file else None,
@@ -137,8 +134,22 @@ class ForkServer:
             self.stop()
         outcome.stdout = _read_capped(test_dir / "stdout", int(limits.output_kb * 1024))
         outcome.stderr = _read_capped(test_dir / "stderr", 64 * 1024)
-        shutil.rmtree(test_dir, ignore_errors=True)
         return outcome
+
+    def _fresh_test_dir(self) -> Path:
+        """The test's working folder, emptied of whatever the previous test left in it."""
+        test_dir = self.scratch / "test"
+        if test_dir.exists():
+            for entry in os.scandir(test_dir):
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+        else:
+            test_dir.mkdir()
+            if self.uid is not None:
+                os.chown(test_dir, self.uid, self.uid)
+        return test_dir
 
     def _supervise(self, request: dict[str, Any], limits: Limits, test_dir: Path,
                    outcome: RunOutcome) -> None:
