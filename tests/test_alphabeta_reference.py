@@ -90,16 +90,16 @@ def test_pruning_examines_no_more_than_the_whole_tree(modules: dict[str, ModuleT
 
 def test_a_cut_stops_at_the_first_winning_child(modules: dict[str, ModuleType]) -> None:
     probes = modules["probes"]
-    assert probes.bval(-1, 1, [-1, 0, 1]) == (1, 1)
-    assert probes.bval(-1, 1, [0, 0, -1]) == (1, 3)
-    assert probes.assured_win([[1, 1], [-1]]) == (True, 3)
-    assert probes.bmove(-1, 1, [1, -1, 0]) == (1, 2)
+    assert probes.bval(-1, 1, [-1, 0, 1]) == {"value": 1, "cells_forced": 1}
+    assert probes.bval(-1, 1, [0, 0, -1]) == {"value": 1, "cells_forced": 3}
+    assert probes.assured_win([[1, 1], [-1]]) == {"won": True, "cells_forced": 3}
+    assert probes.bmove(-1, 1, [1, -1, 0]) == {"move": 1, "cells_forced": 2}
 
 
 def test_probes_clamp_bval_into_the_window(modules: dict[str, ModuleType]) -> None:
     probes = modules["probes"]
-    assert probes.bval(-1, 6, [[5, 10], -8]) == (6, 4)
-    assert probes.bval(-100, 100, [[5, 10], -8]) == (8, 4)
+    assert probes.bval(-1, 6, [[5, 10], -8]) == {"value": 6, "cells_forced": 4}
+    assert probes.bval(-100, 100, [[5, 10], -8]) == {"value": 8, "cells_forced": 4}
     assert probes.eval("odd", [[5, 10], -8]) == -8
     with pytest.raises(ValueError):
         probes.eval("both", 0)

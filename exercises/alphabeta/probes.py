@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import alphabeta
 from lazytree import CellCounter, instrument, tree_of_plain
-from prelude import Move, Sense, Value
+from prelude import Sense, Value
 
 
 def size(plain: object) -> int:
@@ -37,7 +37,7 @@ def ntval(plain: object) -> Value:
     return alphabeta.ntval(tree_of_plain(plain))
 
 
-def bval(alpha: Value, beta: Value, plain: object) -> tuple[Value, int]:
+def bval(alpha: Value, beta: Value, plain: object) -> dict[str, int]:
     """`alphabeta.bval` brought into [alpha, beta], and the offspring cells it forced.
 
     Every value at or below alpha is as good an answer as alpha, and every value at or above
@@ -45,18 +45,18 @@ def bval(alpha: Value, beta: Value, plain: object) -> tuple[Value, int]:
     """
     counter = CellCounter()
     value = alphabeta.bval(alpha, beta, instrument(tree_of_plain(plain), counter))
-    return max(alpha, min(beta, value)), counter.cells
+    return {"value": max(alpha, min(beta, value)), "cells_forced": counter.cells}
 
 
-def assured_win(plain: object) -> tuple[bool, int]:
+def assured_win(plain: object) -> dict[str, object]:
     """`alphabeta.assured_win`, and the offspring cells it forced."""
     counter = CellCounter()
     won = alphabeta.assured_win(instrument(tree_of_plain(plain), counter))
-    return won, counter.cells
+    return {"won": won, "cells_forced": counter.cells}
 
 
-def bmove(alpha: Value, beta: Value, plain: object) -> tuple[Move | None, int]:
+def bmove(alpha: Value, beta: Value, plain: object) -> dict[str, object]:
     """`alphabeta.bmove`, and the offspring cells it forced."""
     counter = CellCounter()
     move = alphabeta.bmove(alpha, beta, instrument(tree_of_plain(plain), counter))
-    return move, counter.cells
+    return {"move": move, "cells_forced": counter.cells}
