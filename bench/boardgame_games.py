@@ -1,5 +1,6 @@
-"""Benchmark: CPU time and peak memory of every boardgame game, for the reference and each
-known-wrong or plain submission in fixtures/boardgame/mutants/.
+"""Benchmark: CPU time and peak memory of every boardgame game, for the reference, the right
+submissions of fixtures/boardgame/right/ and each known-wrong submission of
+fixtures/boardgame/mutants/.
 
     .venv/bin/python bench/boardgame_games.py [--cap SECONDS] [--only VARIANT ...]
 
@@ -46,6 +47,8 @@ GAMES = [
 def variants() -> dict[str, Path | None]:
     """The reference (None) and every mutant folder, by name."""
     found: dict[str, Path | None] = {"reference": None}
+    for folder in sorted((FIXTURES / "right").glob("*")):
+        found[f"right/{folder.name}"] = folder
     for folder in sorted((FIXTURES / "mutants").glob("*/*")):
         if folder.is_dir():
             found[f"{folder.parent.name}/{folder.name}"] = folder

@@ -393,19 +393,19 @@ def interleaving(size: int, operations: int, pool: int, seed: int) -> list[Step]
 
 
 def interleaving_one_bucket() -> list[Step]:
-    return interleaving(1, 120, 12, 201)
+    return interleaving(1, 100, 12, 201)
 
 
 def interleaving_small_table() -> list[Step]:
-    return interleaving(7, 300, 30, 202)
+    return interleaving(7, 200, 25, 202)
 
 
 def interleaving_course_table() -> list[Step]:
-    return interleaving(9887, 400, 60, 203)
+    return interleaving(9887, 220, 40, 203)
 
 
 def interleaving_hidden() -> list[Step]:
-    return interleaving(13, 600, 40, 204)
+    return interleaving(13, 260, 30, 204)
 
 
 def single_bucket_cases() -> list[list[Any]]:
