@@ -68,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify_cmd = commands.add_parser("verify", help="check a suite: reference, stubs, mutants")
     verify_cmd.add_argument("exercise")
+
+    handout_cmd = commands.add_parser("handout", help="write what students receive into DIR")
+    handout_cmd.add_argument("exercise")
+    handout_cmd.add_argument("directory", type=Path)
     return parser
 
 
@@ -203,8 +207,17 @@ def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     return EXIT_CHECK_FAILED
 
 
+def cmd_handout(args: argparse.Namespace, console: Console) -> int:
+    from grader.handout import make_handout
+
+    loaded = load_suite(args.exercise)
+    files = make_handout(loaded, args.directory)
+    console.print(f"wrote {len(files)} file(s) to {args.directory} (visible tests only)")
+    return EXIT_OK
+
+
 COMMANDS = {"grade": cmd_grade, "check": cmd_check, "run": cmd_run, "list": cmd_list,
-            "record": cmd_record, "verify": cmd_verify}
+            "record": cmd_record, "verify": cmd_verify, "handout": cmd_handout}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -213,7 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     errors = Console(stderr=True, soft_wrap=True)
     try:
         return COMMANDS[args.command](args, console)
-    except (SuiteError, SubmissionError, RecordError, FileNotFoundError, KeyError) as error:
+    except (SuiteError, SubmissionError, RecordError, FileNotFoundError, FileExistsError,
+            KeyError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         errors.print(f"[red]error:[/] {message}", highlight=False)
         return EXIT_BAD_INPUT
