@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader import expectations
+from grader import calibration, expectations
 from grader.compare import matches
 from grader.runner import ForkServer, RunOutcome
 from grader.submission import Prepared, prepare
@@ -207,6 +207,7 @@ class Grader:
         self.inputs.mkdir(exist_ok=True)
         self.inputs.chmod(0o755)
         self.server = ForkServer(prepared.code_dir, scratch, _sandbox_uid())
+        self.limit_notes: dict[str, str] = {}
 
     def __enter__(self) -> Grader:
         self.server.start()
@@ -216,7 +217,9 @@ class Grader:
         self.server.stop()
 
     def limits_for(self, test: TestSpec) -> Limits:
-        return self.suite.limits.merged(test.limits)
+        limits, note = calibration.limits_for(self.loaded, test, calibrate=not self.record)
+        self.limit_notes[test.name] = note
+        return limits
 
     def input_file(self, name: str) -> Path:
         """A copy of fixtures/NAME/<name> that the test process may read."""
@@ -303,7 +306,8 @@ class Grader:
         return Judgement(Verdict.AC), outcome, None
 
 
-def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None) -> TestResult:
+def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
+              limits_note: str = "") -> TestResult:
     usage = Usage()
     stdout = None
     if outcome is not None:
@@ -312,7 +316,9 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None) 
     return TestResult(name=test.name, verdict=judgement.verdict,
                       points=test.points if judgement.verdict is Verdict.AC else 0.0,
                       max_points=test.points, visibility=test.visibility, kind=test.kind, usage=usage,
-                      message=judgement.message, details=judgement.details, stdout=stdout or None)
+                      message=judgement.message, details=judgement.details, stdout=stdout or None,
+                      limits=outcome.limits.model_dump() if outcome is not None else {},
+                      limits_note=limits_note)
 
 
 def select_tests(loaded: LoadedSuite, public_only: bool,
@@ -341,9 +347,9 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
             for test in tests:
                 try:
                     judgement, outcome, _ = grader.run_test(test)
-                except (OSError, ValueError, KeyError) as error:
+                except (OSError, ValueError, KeyError, RuntimeError) as error:
                     judgement, outcome = Judgement(Verdict.JE, f"{error}"), None
-                result = result_of(test, judgement, outcome)
+                result = result_of(test, judgement, outcome, grader.limit_notes.get(test.name, ""))
                 report.results.append(result)
                 if on_result is not None:
                     on_result(result)

@@ -9,9 +9,9 @@ from typing import Any
 
 import yaml
 
-from grader import expectations
+from grader import calibration, expectations
 from grader.paths import exercise_dir, project_root
-from grader.suite import LoadedSuite, TestSpec
+from grader.suite import LimitSpec, LoadedSuite, TestSpec
 
 STUDENT_README = """\
 # {title}
@@ -55,7 +55,18 @@ def visible_suite(loaded: LoadedSuite) -> dict[str, Any]:
     suite = loaded.suite
     data = suite.model_dump(exclude_defaults=True, exclude_none=True, exclude={"tests"})
     data["limits"] = suite.limits.model_dump()
-    data["tests"] = [_inlined(test, loaded) for test in suite.tests if test.visibility == "visible"]
+    data["tests"] = []
+    for test in suite.tests:
+        if test.visibility != "visible":
+            continue
+        entry = _inlined(test, loaded)
+        if suite.limits.merged(test.limits).relative:
+            limits, note = calibration.limits_for(loaded, test)
+            entry["limits"] = {"cpu_s": limits.cpu_s, "wall_s": limits.wall_s}
+            entry["description"] = (entry.get("description", "") + f" (limits: {note})").strip()
+        data["tests"].append(entry)
+    if isinstance(suite.limits.cpu_s, str) or isinstance(suite.limits.wall_s, str):
+        data["limits"].update(cpu_s=LimitSpec().cpu_s, wall_s=LimitSpec().wall_s)
     return data
 
 

@@ -82,6 +82,7 @@ def results_json(report: GradeReport) -> dict[str, Any]:
             "output": "" if result.passed else failure_text(result),
             "visibility": result.visibility,
             "extra_data": {"verdict": result.verdict.value, "kind": result.kind,
+                           "limits": result.limits, "calibration": result.limits_note or None,
                            "cpu_s": result.usage.cpu_s,
                            "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb},
         })

@@ -22,27 +22,66 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Limits(Strict):
-    """Resource limits of one test run; every field has a documented default."""
+RELATIVE_PATTERN = r"^[0-9]+(\.[0-9]+)?x$"
+RelativeTime = Annotated[str, Field(pattern=RELATIVE_PATTERN)]
+TimeLimit = Annotated[float, Field(gt=0)] | RelativeTime
+UNCALIBRATED_TIME_S = 600.0
 
-    cpu_s: float = Field(10.0, gt=0, description="CPU seconds of the whole process tree")
-    wall_s: float = Field(20.0, gt=0, description="wall-clock seconds before the test is killed")
+
+class Limits(Strict):
+    """Resource limits of one test run, resolved to plain numbers."""
+
+    cpu_s: float = Field(10.0, gt=0)
+    wall_s: float = Field(20.0, gt=0)
+    memory_mb: float = Field(512.0, gt=0)
+    output_kb: float = Field(1024.0, gt=0)
+    processes: int = Field(1, ge=1)
+
+
+class LimitSpec(Strict):
+    """Limits as a suite writes them; every field has a default, times may be relative."""
+
+    cpu_s: TimeLimit = Field(10.0, description="CPU seconds of the whole process tree, or "
+                             "'3x': three times the reference's CPU time on this machine")
+    wall_s: TimeLimit = Field(20.0, description="wall-clock seconds before the test is killed, "
+                              "or a multiple of the reference's wall time ('5x')")
     memory_mb: float = Field(512.0, gt=0, description="peak resident memory of the process tree")
     output_kb: float = Field(1024.0, gt=0, description="bytes the test may write to stdout")
     processes: int = Field(1, ge=1, description="processes alive at once, the test's own included")
+    floor_s: float = Field(1.0, gt=0, description="the least a relative time limit resolves to")
 
-    def merged(self, overrides: LimitOverrides | None) -> Limits:
+    def merged(self, overrides: LimitOverrides | None) -> LimitSpec:
         if overrides is None:
             return self
         return self.model_copy(update=overrides.model_dump(exclude_none=True))
 
+    @property
+    def relative(self) -> bool:
+        return isinstance(self.cpu_s, str) or isinstance(self.wall_s, str)
+
+    def resolve(self, reference_cpu_s: float | None = None,
+                reference_wall_s: float | None = None) -> Limits:
+        """Plain limits; relative times need the reference's (else they are left generous)."""
+
+        def seconds(value: float | str, reference: float | None) -> float:
+            if isinstance(value, str):
+                if reference is None:
+                    return UNCALIBRATED_TIME_S
+                return round(max(self.floor_s, float(value[:-1]) * reference), 3)
+            return float(value)
+
+        return Limits(cpu_s=seconds(self.cpu_s, reference_cpu_s),
+                      wall_s=seconds(self.wall_s, reference_wall_s), memory_mb=self.memory_mb,
+                      output_kb=self.output_kb, processes=self.processes)
+
 
 class LimitOverrides(Strict):
-    cpu_s: float | None = Field(None, gt=0)
-    wall_s: float | None = Field(None, gt=0)
+    cpu_s: TimeLimit | None = None
+    wall_s: TimeLimit | None = None
     memory_mb: float | None = Field(None, gt=0)
     output_kb: float | None = Field(None, gt=0)
     processes: int | None = Field(None, ge=1)
+    floor_s: float | None = Field(None, gt=0)
 
 
 class Normalize(Strict):
@@ -171,7 +210,7 @@ class Suite(Strict):
     title: str = ""
     submit: list[str] = Field(min_length=1)
     given: list[str] = Field(default_factory=list)
-    limits: Limits = Field(default_factory=Limits)
+    limits: LimitSpec = Field(default_factory=LimitSpec)
     normalize: Normalize = Field(default_factory=Normalize)
     tests: list[TestSpec] = Field(min_length=1)
 

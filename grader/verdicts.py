@@ -56,6 +56,8 @@ class TestResult:
     message: str = ""
     details: str = ""
     stdout: str | None = None
+    limits: dict[str, float] = field(default_factory=dict)
+    limits_note: str = ""
 
     @property
     def passed(self) -> bool:
