@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from grader.paths import fixtures_dir, suite_path
 
@@ -22,9 +30,19 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-RELATIVE_PATTERN = r"^[0-9]+(\.[0-9]+)?x$"
-RelativeTime = Annotated[str, Field(pattern=RELATIVE_PATTERN)]
-TimeLimit = Annotated[float, Field(gt=0)] | RelativeTime
+RELATIVE_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)?x$")
+
+
+def _time_limit(value: Any) -> float | str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    if isinstance(value, str) and RELATIVE_PATTERN.match(value) and float(value[:-1]) > 0:
+        return value
+    raise ValueError(f"expected seconds (a number > 0) or a multiple of the reference's time "
+                     f"such as '3x', got {value!r}")
+
+
+TimeLimit = Annotated[float | str, PlainValidator(_time_limit)]
 UNCALIBRATED_TIME_S = 600.0
 
 

@@ -23,7 +23,8 @@ BROKEN = {
     "unknown-test-key": (VALID.replace("    cases", "    casse: 1\n    cases"),
                          ":6: tests.0.casse: unknown key"),
     "limit-wrong-type": (VALID.replace("submit", "limits: {cpu_s: fast}\nsubmit"),
-                         ":2: limits.cpu_s: Input should be a valid number"),
+                         ":2: limits.cpu_s: expected seconds (a number > 0) or a multiple of the "
+                         "reference's time such as '3x', got 'fast'"),
     "bad-visibility": (VALID + "    visibility: secret\n",
                        ":7: tests.0.visibility: Input should be 'visible', 'hidden' or "
                        "'after_due_date'"),
