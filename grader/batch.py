@@ -53,9 +53,9 @@ def failed_report(loaded: LoadedSuite, student: str, source: Path, message: str)
 
 
 def grade_one(loaded: LoadedSuite, student: str, source: Path, out: Path,
-              public_only: bool) -> dict[str, Any]:
+              public_only: bool, sandbox: str | None) -> dict[str, Any]:
     try:
-        report = grade(loaded, source, public_only=public_only)
+        report = grade(loaded, source, public_only=public_only, sandbox=sandbox)
     except SubmissionError as error:
         report = failed_report(loaded, student, source, str(error))
     data = results_json(report)
@@ -74,7 +74,7 @@ class BatchProgress:
 
 
 def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int, resume: bool,
-                public_only: bool = False,
+                public_only: bool = False, sandbox: str | None = None,
                 on_done: Callable[[str, dict[str, Any], BatchProgress], None] | None = None
                 ) -> BatchProgress:
     """Grade every submission of `folder` into `out`; finished results survive interruption."""
@@ -86,7 +86,7 @@ def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int, resume:
     progress.done = progress.skipped
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         pending: dict[Future[dict[str, Any]], str] = {
-            pool.submit(grade_one, loaded, student, source, out, public_only): student
+            pool.submit(grade_one, loaded, student, source, out, public_only, sandbox): student
             for student, source in todo.items()}
         try:
             while pending:

@@ -81,7 +81,7 @@ def reference_timing(loaded: LoadedSuite, test: TestSpec) -> Calibration:
                                 f"the reference, and {reference} is not here to time")
     runs = []
     with prepared_submission(loaded, reference) as (prepared, scratch), \
-            Grader(loaded, prepared, scratch, record=True) as grader:
+            Grader(loaded, prepared, scratch, record=True, sandbox="auto") as grader:
         for _ in range(CALIBRATION_RUNS):
             judgement, outcome, _ = grader.run_test(test)
             if outcome is None or outcome.result is None:

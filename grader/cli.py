@@ -18,6 +18,7 @@ from grader.grade import grade
 from grader.paths import exercise_dir, reference_dir, suites_dir
 from grader.record import RecordError, record
 from grader.reports import print_report, write_atomically, write_junit, write_results
+from grader.sandbox import SandboxUnavailable
 from grader.submission import SubmissionError, prepare
 from grader.suite import LoadedSuite, SuiteError, load_suite
 from grader.summary import print_summary, summarize, summary_html
@@ -47,11 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
     grade_cmd.add_argument("-j", "--jobs", type=int, default=None,
                            help="submissions graded at once (default: all cores)")
     grade_cmd.add_argument("--out", type=Path, help="where batch results go (default: ./out)")
+    grade_cmd.add_argument("--sandbox", choices=["process", "bwrap", "auto"],
+                           help="confine tests with bubblewrap (default, or $GRADER_SANDBOX), "
+                                "process limits only, or bubblewrap when available")
     grade_cmd.add_argument("--resume", action="store_true",
                            help="grade only the submissions without results in --out")
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
+    check_cmd.add_argument("--sandbox", default="process", choices=["process", "bwrap", "auto"],
+                           help="default: process limits only (your own code on your machine)")
 
     run_cmd = commands.add_parser("run", help="run a driver of an exercise interactively")
     run_cmd.add_argument("exercise")
@@ -68,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify_cmd = commands.add_parser("verify", help="check a suite: reference, stubs, mutants")
     verify_cmd.add_argument("exercise")
+    verify_cmd.add_argument("--sandbox", choices=["process", "bwrap", "auto"])
 
     handout_cmd = commands.add_parser("handout", help="write what students receive into DIR")
     handout_cmd.add_argument("exercise")
@@ -86,7 +93,8 @@ def cmd_grade(args: argparse.Namespace, console: Console) -> int:
     if args.resume:
         console.print("[red]error:[/] --resume only goes with --batch")
         return EXIT_USAGE
-    report = grade(loaded, args.submission, public_only=args.public, names=args.tests)
+    report = grade(loaded, args.submission, public_only=args.public, names=args.tests,
+                   sandbox=args.sandbox)
     print_report(report, console)
     if args.results:
         write_results(report, args.results)
@@ -124,7 +132,7 @@ def cmd_batch(args: argparse.Namespace, loaded: LoadedSuite, console: Console) -
                        failures=progress.failures)
 
         progress = grade_batch(loaded, args.submission, out, jobs, args.resume,
-                               public_only=args.public, on_done=on_done)
+                               public_only=args.public, sandbox=args.sandbox, on_done=on_done)
         bar.update(task, total=progress.total, completed=progress.done)
     grades = write_grades(loaded, out)
     summary = summarize(collect(out))
@@ -138,7 +146,7 @@ def cmd_batch(args: argparse.Namespace, loaded: LoadedSuite, console: Console) -
 
 def cmd_check(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
-    report = grade(loaded, exercise_dir(loaded.name), public_only=True)
+    report = grade(loaded, exercise_dir(loaded.name), public_only=True, sandbox=args.sandbox)
     print_report(report, console)
     return EXIT_OK
 
@@ -198,7 +206,7 @@ def cmd_record(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
-    outcome = verify(loaded, progress=console.print)
+    outcome = verify(loaded, progress=console.print, sandbox=args.sandbox)
     for problem in outcome.problems:
         console.print(f"[red]problem:[/] {problem}", soft_wrap=True)
     if outcome.ok:
@@ -227,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args, console)
     except (SuiteError, SubmissionError, RecordError, FileNotFoundError, FileExistsError,
-            KeyError) as error:
+            SandboxUnavailable, KeyError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         errors.print(f"[red]error:[/] {message}", highlight=False)
         return EXIT_BAD_INPUT

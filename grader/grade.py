@@ -17,6 +17,7 @@ from typing import Any
 from grader import calibration, expectations
 from grader.compare import matches
 from grader.runner import ForkServer, RunOutcome
+from grader.sandbox import resolve as resolve_sandbox
 from grader.submission import Prepared, prepare
 from grader.suite import Limits, LoadedSuite, Step, TestSpec
 from grader.transcripts import normalized_lines, readable_diff
@@ -31,6 +32,7 @@ class GradeReport:
     submission: str
     results: list[TestResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    sandbox: str = ""
 
     @property
     def score(self) -> float:
@@ -197,7 +199,7 @@ class Grader:
     """Runs the tests of one suite on one submission."""
 
     def __init__(self, loaded: LoadedSuite, prepared: Prepared, scratch: Path,
-                 record: bool = False) -> None:
+                 record: bool = False, sandbox: str | None = None) -> None:
         self.loaded = loaded
         self.suite = loaded.suite
         self.prepared = prepared
@@ -206,7 +208,10 @@ class Grader:
         self.inputs = scratch / "inputs"
         self.inputs.mkdir(exist_ok=True)
         self.inputs.chmod(0o755)
-        self.server = ForkServer(prepared.code_dir, scratch, _sandbox_uid())
+        self.sandbox = resolve_sandbox(sandbox or os.environ.get("GRADER_SANDBOX")
+                                       or loaded.suite.sandbox)
+        self.server = ForkServer(prepared.code_dir, scratch, _sandbox_uid(), self.sandbox,
+                                 inputs=self.inputs)
         self.limit_notes: dict[str, str] = {}
 
     def __enter__(self) -> Grader:
@@ -334,7 +339,8 @@ def select_tests(loaded: LoadedSuite, public_only: bool,
 
 def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
           names: list[str] | None = None, overlay: Path | None = None,
-          on_result: Callable[[TestResult], None] | None = None) -> GradeReport:
+          on_result: Callable[[TestResult], None] | None = None,
+          sandbox: str | None = None) -> GradeReport:
     """Grade the submission at `source` (folder or .zip); one failing test never stops the rest."""
     tests = select_tests(loaded, public_only, names)
     report = GradeReport(exercise=loaded.name, submission=str(source))
@@ -343,7 +349,8 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
             report.notes.append("missing file(s): " + ", ".join(prepared.missing))
         if prepared.ignored:
             report.notes.append("ignored file(s): " + ", ".join(prepared.ignored))
-        with Grader(loaded, prepared, scratch) as grader:
+        with Grader(loaded, prepared, scratch, sandbox=sandbox) as grader:
+            report.sandbox = grader.sandbox
             for test in tests:
                 try:
                     judgement, outcome, _ = grader.run_test(test)

@@ -29,7 +29,7 @@ def record(loaded: LoadedSuite, names: list[str] | None = None,
     with prepared_submission(loaded, reference_dir(loaded.name)) as (prepared, scratch):
         if prepared.missing:
             raise RecordError(f"reference/{loaded.name} lacks {', '.join(prepared.missing)}")
-        with Grader(loaded, prepared, scratch, record=True) as grader:
+        with Grader(loaded, prepared, scratch, record=True, sandbox="auto") as grader:
             for test in tests:
                 judgement, outcome, recorded = grader.run_test(test)
                 bad_steps = [step for step in (recorded if isinstance(recorded, list) else [])

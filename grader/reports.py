@@ -67,7 +67,8 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
     for result in failures:
         console.rule(f"{result.name}: {result.verdict.value}", align="left")
         console.print(Text(failure_text(result)))
-    console.print(f"[bold]Score: {report.score:g} / {report.max_score:g}[/]")
+    console.print(f"[bold]Score: {report.score:g} / {report.max_score:g}[/]"
+                  f"  (sandbox: {report.sandbox or 'none'})")
 
 
 def results_json(report: GradeReport) -> dict[str, Any]:
@@ -88,7 +89,8 @@ def results_json(report: GradeReport) -> dict[str, Any]:
         })
     data: dict[str, Any] = {"score": report.score, "tests": tests,
                             "extra_data": {"exercise": report.exercise,
-                                           "max_score": report.max_score}}
+                                           "max_score": report.max_score,
+                                           "sandbox": report.sandbox}}
     if report.notes:
         data["output"] = "\n".join(report.notes)
     return data

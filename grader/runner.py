@@ -17,6 +17,7 @@ from typing import Any
 
 import psutil
 
+from grader.sandbox import bwrap_prefix, interpreter
 from grader.suite import Limits
 
 WORKER_SCRIPT = Path(__file__).with_name("worker.py")
@@ -66,20 +67,38 @@ def _kill_tree(processes: list[psutil.Process]) -> None:
 class ForkServer:
     """One worker process that forks a fresh child for each test of a submission."""
 
-    def __init__(self, code_dir: Path, scratch: Path, uid: int | None) -> None:
+    def __init__(self, code_dir: Path, scratch: Path, uid: int | None,
+                 sandbox: str = "process", inputs: Path | None = None) -> None:
         self.code_dir = code_dir
         self.scratch = scratch
-        self.uid = uid
+        self.uid = None if sandbox == "bwrap" else uid
+        self.sandbox = sandbox
+        self.inputs = inputs
+        self.infrastructure: set[int] = set()
         self.process: subprocess.Popen[bytes] | None = None
         self.counter = 0
         self.pending = b""
 
     def start(self) -> None:
-        command = [sys.executable, "-I", "-S", str(WORKER_SCRIPT), str(self.code_dir),
-                   str(self.uid) if self.uid is not None else "-"]
+        test_dir = self._fresh_test_dir()
+        if self.sandbox == "bwrap":
+            worker = self.scratch / "worker.py"
+            shutil.copyfile(WORKER_SCRIPT, worker)
+            read_only = [self.code_dir, worker, *([self.inputs] if self.inputs else [])]
+            prefix = bwrap_prefix(read_only, [test_dir])
+            command = [*prefix, interpreter(), "-I", "-S", str(worker), str(self.code_dir), "-"]
+        else:
+            command = [sys.executable, "-I", "-S", str(WORKER_SCRIPT), str(self.code_dir),
+                       str(self.uid) if self.uid is not None else "-"]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, cwd=self.scratch,
                                         start_new_session=True)
+        ready = self._read_line(timeout=30.0)
+        if ready is None or ready.get("event") != "ready":
+            self.stop()
+            raise OSError(f"the fork server did not start ({self.sandbox} sandbox)")
+        outer = psutil.Process(self.process.pid)
+        self.infrastructure = {outer.pid, *(p.pid for p in outer.children(recursive=True))}
 
     def stop(self) -> None:
         if self.process is None:
@@ -174,7 +193,8 @@ class ForkServer:
                 break
             samples += 1
             try:
-                tree = worker.children(recursive=True)
+                tree = [p for p in worker.children(recursive=True)
+                        if p.pid not in self.infrastructure]
             except psutil.Error:
                 tree = []
             tree_kb = 0

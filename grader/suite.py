@@ -230,6 +230,8 @@ class Suite(Strict):
     given: list[str] = Field(default_factory=list)
     limits: LimitSpec = Field(default_factory=LimitSpec)
     normalize: Normalize = Field(default_factory=Normalize)
+    sandbox: Literal["process", "bwrap", "auto"] | None = Field(
+        None, description="how test processes are confined unless the command line says otherwise")
     tests: list[TestSpec] = Field(min_length=1)
 
     @model_validator(mode="after")

@@ -87,7 +87,8 @@ def _summary(verdicts: dict[str, Verdict]) -> str:
 
 
 def verify(loaded: LoadedSuite, repeats: int = 2,
-           progress: Callable[[str], None] | None = None) -> Verification:
+           progress: Callable[[str], None] | None = None,
+           sandbox: str | None = None) -> Verification:
     say = progress or (lambda _line: None)
     outcome = Verification()
     for test in loaded.suite.tests:
@@ -106,7 +107,7 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
         return outcome
     reference_runs = []
     for attempt in range(repeats):
-        report = grade(loaded, reference_dir(loaded.name))
+        report = grade(loaded, reference_dir(loaded.name), sandbox=sandbox)
         reference_runs.append(report)
         say(f"reference run {attempt + 1}: {report.score:g}/{report.max_score:g}")
     first = reference_runs[0]
@@ -120,14 +121,14 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
                 outcome.problems.append(f"test {a.name} is flaky on the reference: "
                                         f"{a.verdict.value} then {b.verdict.value}")
     reference_passes = {r.name for r in first.results if r.passed}
-    stubs = grade(loaded, exercise_dir(loaded.name))
+    stubs = grade(loaded, exercise_dir(loaded.name), sandbox=sandbox)
     say(f"stubs: {_summary({r.name: r.verdict for r in stubs.results})}")
     for result in stubs.results:
         if result.verdict is not Verdict.NI:
             outcome.problems.append(f"the untouched stubs get {result.verdict.value} on "
                                     f"{result.name} (expected NI): {result.message}")
     for mutant in mutants_of(loaded):
-        report = grade(loaded, mutant.path, overlay=reference_dir(loaded.name))
+        report = grade(loaded, mutant.path, overlay=reference_dir(loaded.name), sandbox=sandbox)
         problems = check_mutant(mutant, report, reference_passes)
         say(f"mutant {mutant.name}: {'ok' if not problems else 'WRONG'} "
             f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")

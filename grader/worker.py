@@ -317,6 +317,8 @@ def serve(code_dir: str, uid: int | None) -> None:
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
+    control_out.write(json.dumps({"event": "ready"}) + "\n")
+    control_out.flush()
     for line in control_in:
         request = json.loads(line)
         reader_fd, writer_fd = os.pipe()
