@@ -69,7 +69,10 @@ def _sandbox_uid() -> int | None:
 
 
 def _scratch_root() -> str | None:
-    """A memory-backed folder for submissions and test output when there is one (much faster)."""
+    """Where submissions are laid out: $GRADER_SCRATCH, else memory-backed /dev/shm if usable."""
+    override = os.environ.get("GRADER_SCRATCH")
+    if override:
+        return override
     shm = "/dev/shm"
     return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 

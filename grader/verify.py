@@ -86,16 +86,58 @@ def _summary(verdicts: dict[str, Verdict]) -> str:
     return ", ".join(f"{name}={verdict.value}" for name, verdict in verdicts.items())
 
 
+def _targets(value: object) -> list[str]:
+    """Dotted targets named inside argument forms ($call, $get)."""
+    if isinstance(value, dict):
+        found = [str(value[key]) for key in ("$call", "$get") if key in value]
+        return found + [t for item in value.values() for t in _targets(item)]
+    if isinstance(value, list):
+        return [t for item in value for t in _targets(item)]
+    return []
+
+
+def suite_problems(loaded: LoadedSuite) -> list[str]:
+    """What is wrong with a suite before anything runs: files, modules and drivers it names."""
+    suite = loaded.suite
+    where = str(loaded.path)
+    problems = []
+    modules = {Path(name).stem for name in [*suite.submit, *suite.given]}
+    for name in suite.given:
+        if not (exercise_dir(suite.exercise) / name).is_file():
+            problems.append(f"{where}: given: {exercise_dir(suite.exercise) / name} does not exist")
+    for test in suite.tests:
+        key = f"{where}: tests.{test.name}"
+        for name in expectations.input_names(test):
+            if not (loaded.fixtures / name).is_file():
+                problems.append(f"{key}: input fixture {loaded.fixtures / name} does not exist")
+        if test.transcript is not None and f"{test.transcript.driver}.py" not in suite.given:
+            problems.append(f"{key}.transcript.driver: '{test.transcript.driver}' is not a given file")
+            continue
+        if test.transcript is not None:
+            continue
+        try:
+            steps = expectations.steps_of(test, loaded)
+        except (SuiteError, OSError, ValueError, TypeError, AttributeError) as error:
+            problems.append(f"{key}: {error}")
+            continue
+        names = {step.let for step in steps if step.let}
+        for step in steps:
+            for target in [step.target, *_targets(step.args), *_targets(step.kwargs)]:
+                head = target.split(".")[0]
+                if head not in modules and head not in names:
+                    problems.append(f"{key}: '{target}' names no submitted or given module "
+                                    f"(modules: {', '.join(sorted(modules))})")
+    return problems
+
+
 def verify(loaded: LoadedSuite, repeats: int = 2,
            progress: Callable[[str], None] | None = None,
            sandbox: str | None = None) -> Verification:
     say = progress or (lambda _line: None)
-    outcome = Verification()
+    outcome = Verification(problems=suite_problems(loaded))
+    if outcome.problems:
+        return outcome
     for test in loaded.suite.tests:
-        for name in expectations.input_names(test):
-            if not (loaded.fixtures / name).is_file():
-                outcome.problems.append(f"test {test.name}: input fixture {loaded.fixtures / name} "
-                                        "does not exist")
         recorded = expectations.recorded_fingerprint(loaded, test)
         if recorded is None:
             outcome.problems.append(f"test {test.name}: not recorded; run "

@@ -86,3 +86,29 @@ def test_cli_unknown_exercise(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["grade", "no-such-exercise", "."])
     assert code == EXIT_BAD_INPUT
     assert "no suite for exercise 'no-such-exercise'" in capsys.readouterr().err
+
+
+def _toy_project(root: Path, tests: str) -> None:
+    for folder in ("exercises/toy", "reference/toy", "suites", "fixtures/toy"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / "exercises/toy/toy.py").write_text("")
+    (root / "reference/toy/toy.py").write_text("def answer(n):\n    return n\n")
+    (root / "suites/toy.yaml").write_text("exercise: toy\nsubmit: [toy.py]\ntests:\n" + tests)
+
+
+@pytest.mark.parametrize(("tests", "expected"), [
+    ("  - name: a\n    call: tooy.answer\n    cases: [[1]]\n",
+     "tests.a: 'tooy.answer' names no submitted or given module (modules: toy)"),
+    ("  - name: a\n    transcript: {driver: toy, stdin: gone.txt, expected: a.out}\n",
+     "tests.a: input fixture"),
+    ("  - name: a\n    transcript: {driver: main, expected: a.out}\n",
+     "tests.a.transcript.driver: 'main' is not a given file"),
+    ("  - name: a\n    call: toy.answer\n    cases_from: nowhere:cases\n",
+     "generator 'nowhere:cases' should be MODULE:FUNCTION with suites/nowhere.py"),
+])
+def test_verify_catches_a_suite_naming_what_does_not_exist(
+        project: Path, tests: str, expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _toy_project(project, tests)
+    assert main(["verify", "toy", "--sandbox", "process"]) == 4
+    out = capsys.readouterr().out
+    assert f"{project / 'suites' / 'toy.yaml'}: " in out and expected in out, out
