@@ -64,8 +64,12 @@ def mutants_of(loaded: LoadedSuite) -> list[Mutant]:
 
 
 def check_mutant(mutant: Mutant, report: GradeReport, reference_passes: set[str]) -> list[str]:
+    """A wrong submission must get its verdict (where expect.yaml says); an AC one, full marks."""
     verdicts = {r.name: r.verdict for r in report.results}
     problems = []
+    if mutant.verdict is Verdict.AC:
+        return [f"accepted submission {mutant.name} gets {v.value} on {name}"
+                for name, v in verdicts.items() if v is not Verdict.AC]
     if mutant.failing_tests is None:
         if mutant.verdict not in verdicts.values():
             problems.append(f"mutant {mutant.name} never gets {mutant.verdict.value}: "
