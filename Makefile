@@ -21,6 +21,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	for folder in exercises/*/; do name=$$(basename $$folder); \
+	  MYPYPATH=exercises/$$name $(BIN)/mypy --strict --explicit-package-bases --no-error-summary exercises/$$name || exit 1; \
+	  MYPYPATH=exercises/$$name $(BIN)/mypy --strict --explicit-package-bases --no-error-summary reference/$$name || exit 1; \
+	done
 	$(BIN)/python -m pytest; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$status
 

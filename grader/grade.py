@@ -182,6 +182,9 @@ def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
     if outcome.killed_for == "output" or len(outcome.stdout) > limits.output_kb * 1024 \
             or outcome.exit_code == -signal.SIGXFSZ:
         return Judgement(Verdict.OLE, f"wrote more than {limits.output_kb:g} kB of output")
+    if outcome.killed_for == "sabotage":
+        return Judgement(Verdict.RTE, "the test killed the grader's fork server; nothing it did "
+                         "counts", _tail(outcome.stderr))
     if outcome.killed_for == "processes":
         return Judgement(Verdict.RTE, f"started more than {limits.processes} process(es)")
     if outcome.result is None:

@@ -188,7 +188,15 @@ class ForkServer:
         done: dict[str, Any] | None = None
         while done is None:
             interval = SAMPLE_INTERVALS_S[min(samples // 20, len(SAMPLE_INTERVALS_S) - 1)]
-            done = self._read_line(timeout=interval)
+            try:
+                done = self._read_line(timeout=interval)
+            except EOFError:
+                # Only the test runs untrusted code: if the fork server died now, the test killed it.
+                outcome.killed_for = outcome.killed_for or "sabotage"
+                _kill_tree([p for p in worker.children(recursive=True)
+                            if p.pid not in self.infrastructure])
+                self.stop()
+                return
             if done is not None:
                 break
             samples += 1

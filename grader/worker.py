@@ -87,7 +87,7 @@ class Namespace:
         if head in self.names:
             value = self.names[head]
             if isinstance(value, StepFailed):
-                raise value
+                raise StepFailed(str(value))
         else:
             value = importlib.import_module(head)
         for part in rest:

@@ -168,6 +168,11 @@ HOSTILE: dict[str, tuple[str, str]] = {
         __main__.run_driver = lambda *a, **k: {"exit": 0, "error": None}
         return 2
     """),
+    "kills-the-fork-server": ("RTE", """
+        import os, signal
+        os.kill(os.getppid(), signal.SIGKILL)
+        return 2 * n
+    """),
     "prints-fake-results": ("WA", """
         print('{"event": "done", "exit_code": 0, "result": "{\\\\"steps\\\\": []}"}')
         print("Score: 100 / 100")
