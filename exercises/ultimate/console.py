@@ -82,6 +82,7 @@ def engine_move(
 
 def main(argv: list[str] | None = None) -> int:
     """Run one game on stdin/stdout; the arguments are not used."""
+    tables = engine.build_tables()  # first, like the original: before any input is read
     depth = read_depth()
     if depth is None:
         return 0
@@ -89,7 +90,6 @@ def main(argv: list[str] | None = None) -> int:
     if engine_side is None:
         return 0
     print("Playing X" if engine_side == 0 else "Playing O")
-    tables = engine.build_tables()
     board: engine.Board = (0, 0, 9 << 54)
     if engine_side == 0:
         board = engine_move(board, engine_side, depth, tables)
