@@ -72,3 +72,31 @@ def test_batch_rejects_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     lone.write_text("x")
     assert main(["grade", "bitgrid", str(lone), "--batch"]) == 3
     assert "a batch is a folder of submissions" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_hostile_class_under_load(tmp_path: Path) -> None:
+    """One in five submissions hostile, -j 2: every row present, honest scores as graded alone."""
+    import psutil
+
+    from bench.batch_throughput import make_class
+    from grader.batch import collect, grade_batch
+    from grader.grade import grade
+    from grader.suite import load_suite
+
+    loaded = load_suite("bitgrid")
+    folder = tmp_path / "class"
+    folder.mkdir()
+    origins = make_class(folder, 20, hostile_every=5)
+    alone = {origin: grade(loaded, SAMPLES / origin).score
+             for origin in set(origins.values()) if not origin.startswith("hostile")}
+    ours_before = {p.pid for p in psutil.Process().children(recursive=True)}
+    grade_batch(loaded, folder, tmp_path / "out", jobs=2, resume=False)
+    results = collect(tmp_path / "out")
+    assert set(results) == set(origins)
+    for student, origin in origins.items():
+        if not origin.startswith("hostile"):
+            assert results[student]["score"] == alone[origin], student
+        else:
+            assert results[student]["score"] < results[student]["extra_data"]["max_score"]
+    assert {p.pid for p in psutil.Process().children(recursive=True)} <= ours_before
