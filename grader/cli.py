@@ -161,6 +161,17 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
         console.print(f"[red]error:[/] {loaded.path}: '{args.driver}' is not a given file of "
                       f"{suite.exercise} (given: {drivers})")
         return EXIT_USAGE
+    rest = list(args.args)
+    while rest[:1] and rest[0].startswith("--submission"):
+        flag = rest.pop(0)
+        if "=" in flag:
+            args.submission = Path(flag.split("=", 1)[1])
+        elif rest:
+            args.submission = Path(rest.pop(0))
+        else:
+            console.print("[red]error:[/] --submission needs a folder")
+            return EXIT_USAGE
+    args.args = rest
     source = args.submission or reference_dir(suite.exercise)
     with tempfile.TemporaryDirectory(prefix="grader-run-") as scratch:
         code = Path(scratch) / "code"
