@@ -8,10 +8,22 @@ unbuilt until `get_sub_tree` asks for it. The results are those of the course's 
 
 from __future__ import annotations
 
+from typing import Protocol, cast
+
 import constants
-from board import COORDS, Board, BoardCoordinate, BoardOptimalMove
+from board import Board, BoardCoordinate, BoardOptimalMove
 from constants import ILLEGAL, Cell
 from hashtable import BoardHashTable
+
+
+class Previewing(Protocol):
+    """The reference Board's extra: every legal move's (cell, id, score, finished) at once."""
+
+    def moves(self) -> list[tuple[int, int, int, bool]]: ...
+
+
+SIZE = constants.BOARD_SIZE  # this module is re-imported by constants.configure()
+COORDS = tuple(BoardCoordinate(*divmod(cell, SIZE)) for cell in range(SIZE * SIZE))
 
 ILLEGAL_MOVE = BoardOptimalMove()
 ANYWHERE = BoardCoordinate(-1, -1)  # the coordinates stored with a leaf's score: never read
@@ -50,7 +62,7 @@ class BoardTree:
         """The child reached by playing `coords`, built if needed; empty if the move is illegal."""
         if self._board is None or not coords.is_valid():
             return BoardTree()
-        cell = coords.row * constants.BOARD_SIZE + coords.col
+        cell = coords.row * SIZE + coords.col
         if self._children is not None:
             child = self._children[cell]
             if child is not None:
@@ -64,9 +76,10 @@ class BoardTree:
         board = self._board.copy()
         if board.play(coords):
             child._board = board
-            if self._children is None:
-                self._children = [None] * constants.BOARD_SIZE**2
-            self._children[cell] = child
+            children = self._children
+            if children is None:
+                children = self._children = [None] * (SIZE * SIZE)
+            children[cell] = child
         return child
 
     def get_optimal_move(self, depth: int) -> BoardOptimalMove:
@@ -82,22 +95,32 @@ class BoardTree:
         hashed = table.get_hashed_move(board.id, depth)
         if hashed.score != ILLEGAL:
             return hashed
+        return self._minimax(board, depth, table)
 
-        store, lookup, leaves = table.update_table, table.get_hashed_move, LEAVES
-        maximizing = board.cur_player == Cell.X
+    def _minimax(self, board: Board, depth: int, table: BoardHashTable) -> BoardOptimalMove:
+        """Step 4 and 5 of minimax: `board` is this node's, unfinished, not in the table."""
+        store, leaves = table.update_table, LEAVES
+        maximizing = board.cur_player is Cell.X
         best_score = -INFINITY if maximizing else INFINITY
         best_cell = -1
         children = self._children
         below = depth - 1
         if below == 0 and children is None:  # the most frequent case: every child is a leaf
-            for cell, child_id, score, _ in board.moves():
-                store(child_id, 0, leaves.get(score) or leaf_move(score))
-                if score > best_score if maximizing else score < best_score:
-                    best_score, best_cell = score, cell
+            if maximizing:
+                for cell, child_id, score, _ in cast(Previewing, board).moves():
+                    store(child_id, 0, leaves.get(score) or leaf_move(score))
+                    if score > best_score:
+                        best_score, best_cell = score, cell
+            else:
+                for cell, child_id, score, _ in cast(Previewing, board).moves():
+                    store(child_id, 0, leaves.get(score) or leaf_move(score))
+                    if score < best_score:
+                        best_score, best_cell = score, cell
             best = BoardOptimalMove(best_score, COORDS[best_cell])
             store(board.id, depth, best)
             return best
-        for cell, child_id, score, finished in board.moves():
+        lookup = table.get_hashed_move
+        for cell, child_id, score, finished in cast(Previewing, board).moves():
             child = None if children is None else children[cell]
             if child is not None:
                 score = child.get_optimal_move(below).score
@@ -106,7 +129,8 @@ class BoardTree:
             else:
                 score = lookup(child_id, below).score
                 if score == ILLEGAL:
-                    score = self._build(cell, COORDS[cell]).get_optimal_move(below).score
+                    child = self._build(cell, COORDS[cell])
+                    score = child._minimax(cast(Board, child._board), below, table).score
                     children = self._children
             if score > best_score if maximizing else score < best_score:
                 best_score, best_cell = score, cell
@@ -127,15 +151,19 @@ class BoardTree:
         hashed = table.get_hashed_move(board.id, depth)
         if hashed.score != ILLEGAL:
             return hashed
+        return self._alpha_beta(board, depth, alpha, beta, table)
 
+    def _alpha_beta(self, board: Board, depth: int, alpha: int, beta: int,
+                    table: BoardHashTable) -> BoardOptimalMove:
+        """Steps 4 and 5 of alpha-beta: `board` is this node's, unfinished, not in the table."""
         store, lookup, leaves = table.update_table, table.get_hashed_move, LEAVES
         window_low, window_high = alpha, beta
-        maximizing = board.cur_player == Cell.X
+        maximizing = board.cur_player is Cell.X
         best_score = -INFINITY if maximizing else INFINITY
         best_cell = -1
         children = self._children
         below = depth - 1
-        for cell, child_id, score, finished in board.moves():
+        for cell, child_id, score, finished in cast(Previewing, board).moves():
             child = None if children is None else children[cell]
             if child is not None:
                 score = child.get_optimal_move_alpha_beta(below, alpha, beta).score
@@ -145,7 +173,8 @@ class BoardTree:
                 score = lookup(child_id, below).score
                 if score == ILLEGAL:
                     child = self._build(cell, COORDS[cell])
-                    score = child.get_optimal_move_alpha_beta(below, alpha, beta).score
+                    score = child._alpha_beta(cast(Board, child._board), below, alpha, beta,
+                                              table).score
                     children = self._children
             if maximizing:
                 if score > best_score:
@@ -153,12 +182,11 @@ class BoardTree:
                     if score > beta:
                         break
                     alpha = max(alpha, score)
-            else:
-                if score < best_score:
-                    best_score, best_cell = score, cell
-                    if score < alpha:
-                        break
-                    beta = min(beta, score)
+            elif score < best_score:
+                best_score, best_cell = score, cell
+                if score < alpha:
+                    break
+                beta = min(beta, score)
         best = BoardOptimalMove(best_score, COORDS[best_cell]) if best_cell >= 0 else ILLEGAL_MOVE
         if window_low < best_score < window_high:
             store(board.id, depth, best)
