@@ -290,6 +290,7 @@ def _make_node(
                 if ends:
                     line = [0] * (ply + 1)
                 else:
+                    # A zone that closes scores 0 in the small table, so `total` stays right.
                     pairs[z] = after
                     value, line = node(
                         1 - side, depth - 1, -beta, -alpha,
