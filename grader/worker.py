@@ -323,6 +323,7 @@ def serve(code_dir: str, uid: int | None) -> None:
     for line in control_in:
         request = json.loads(line)
         reader_fd, writer_fd = os.pipe()
+        go_reader, go_writer = os.pipe()
         baseline = resident_kb()
         started = time.monotonic()
         pid = os.fork()
@@ -331,16 +332,22 @@ def serve(code_dir: str, uid: int | None) -> None:
                 control_in.close()
                 control_out.close()
                 os.close(reader_fd)
+                os.close(go_writer)
+                os.read(go_reader, 1)  # no student code runs before the parent knows of the test
+                os.close(go_reader)
                 child_main(request, code_dir, writer_fd, uid)
             finally:
                 os._exit(70)
         os.close(writer_fd)
+        os.close(go_reader)
         chunks: list[bytes] = []
         reader = threading.Thread(target=read_all, args=(reader_fd, chunks), daemon=True)
         reader.start()
         started_message = {"event": "started", "pid": pid, "baseline_kb": baseline}
         control_out.write(json.dumps(started_message) + "\n")
         control_out.flush()
+        os.write(go_writer, b"g")
+        os.close(go_writer)
         _, status, usage = os.wait4(pid, 0)
         wall = time.monotonic() - started
         reap_strays(pid)
