@@ -109,7 +109,7 @@ def main() -> None:
     from grader.record import record
     from grader.suite import load_suite
 
-    rounds = 3_000_000
+    rounds = 12_000_000
     setup(root, rounds)
     loaded = load_suite("toy")
     assert not record(loaded, names=["trivial", "hold-200", "second-long"]).failures
