@@ -173,6 +173,35 @@ HOSTILE: dict[str, tuple[str, str]] = {
         os.kill(os.getppid(), signal.SIGKILL)
         return 2 * n
     """),
+    # printed, a rigged object shows the right number: that output is right (AC in a transcript)
+    "rigged-eq-hash-repr-len": ("WA AC", """
+        class Liar(list):
+            def __eq__(self, other):
+                return True
+            def __hash__(self):
+                return 0
+            def __repr__(self):
+                return str(2 * n)
+            def __str__(self):
+                return str(2 * n)
+            def __len__(self):
+                return 1
+            def __iter__(self):
+                return iter([2 * n])
+        return Liar()
+    """),
+    "rigged-int-subclass": ("WA AC", """
+        class Two(int):
+            def __eq__(self, other):
+                return True
+            def __index__(self):
+                return 2 * n
+            def __repr__(self):
+                return str(2 * n)
+            def __str__(self):
+                return str(2 * n)
+        return Two(0)
+    """),
     "prints-fake-results": ("WA", """
         print('{"event": "done", "exit_code": 0, "result": "{\\\\"steps\\\\": []}"}')
         print("Score: 100 / 100")
@@ -234,16 +263,24 @@ def grade_twice(root: Path, student: str, processes: int = 1) -> list[list[str]]
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_hostile_submission(toy_root: Path, case: str) -> None:
-    verdict, body = HOSTILE[case]
+    verdicts, body = HOSTILE[case]
     processes = 2 if case == "memory-in-a-child" else 1
     first, second = grade_twice(toy_root, _hostile_module(body), processes)
-    assert first == [verdict, verdict], case
+    call, transcript = (verdicts.split() * 2)[:2]
+    assert first == [call, transcript], case
     assert second == first, "the verdicts changed on a second run"
 
 
-def test_exit_at_import(toy_root: Path) -> None:
-    first, second = grade_twice(toy_root, ZERO_EXIT_AT_IMPORT)
-    assert first == second == ["RTE", "RTE"]
+@pytest.mark.parametrize(("exit_call", "verdicts"), [
+    ("os._exit(0)", ["RTE", "RTE"]),
+    # a program that stops at once, even with status 0, prints nothing: a wrong transcript
+    ("sys.exit(0)", ["RTE", "WA"]),
+    ("raise SystemExit(3)", ["RTE", "WA"]),
+])
+def test_exit_at_import(toy_root: Path, exit_call: str, verdicts: list[str]) -> None:
+    module = f"import os, sys\n{exit_call}\n" + ZERO_EXIT_AT_IMPORT.split("\n", 2)[2]
+    first, second = grade_twice(toy_root, module)
+    assert first == second == verdicts
 
 
 def test_cannot_read_answers_or_the_reference(toy_root: Path) -> None:
