@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
@@ -24,6 +25,7 @@ from grader.transcripts import normalized_lines, readable_diff
 from grader.verdicts import TestResult, Usage, Verdict
 
 UID_POOL_START = 61000
+_uid_counter = itertools.count()
 
 
 @dataclass
@@ -65,7 +67,7 @@ def _sandbox_uid() -> int | None:
     """
     if os.geteuid() != 0 or not _others_can_run_python():
         return None
-    return UID_POOL_START + os.getpid() % 4000
+    return UID_POOL_START + (os.getpid() * 64 + next(_uid_counter)) % 4000
 
 
 def _scratch_root() -> str | None:
