@@ -21,7 +21,14 @@ import sys
 import time
 
 import constants
-from console import END_OF_INPUT_MESSAGE, EndOfInput, Numbers, ask_row_col, game_over
+from console import (
+    END_OF_INPUT_MESSAGE,
+    EndOfInput,
+    Numbers,
+    ask_row_col,
+    game_over,
+    release_search_memory,
+)
 
 TOO_DEEP = (
     "WARNING: High search depth can use up a large amount of memory and will likely crash your"
@@ -132,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             task3()
     except EndOfInput:
         print(END_OF_INPUT_MESSAGE)
+    release_search_memory()
     return 0
 
 

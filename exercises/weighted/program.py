@@ -25,7 +25,14 @@ import sys
 import time
 
 import constants
-from console import END_OF_INPUT_MESSAGE, EndOfInput, Numbers, ask_row_col, game_over
+from console import (
+    END_OF_INPUT_MESSAGE,
+    EndOfInput,
+    Numbers,
+    ask_row_col,
+    game_over,
+    release_search_memory,
+)
 
 INVALID = "Invalid command line argument. Type program -h or program --help for details."
 MULTIPLE_MODES = "Multiple modes specified, which is not allowed. Select either -a, -v, -m or none."
@@ -208,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         play(parsed, Numbers())
     except EndOfInput:
         print(END_OF_INPUT_MESSAGE)
+    release_search_memory()
     return 0
 
 
