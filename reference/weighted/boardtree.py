@@ -4,6 +4,10 @@ A node keeps its board and, once it has been searched, one slot per square for i
 Children are built on demand, and only those that get searched below: a child that is a leaf
 (depth 0 or a finished game) or a hit in the table is scored from `Board.moves()` and stays
 unbuilt until `get_sub_tree` asks for it. The results are those of the course's algorithm.
+
+Alpha-beta reads the table like minimax but stores only exact scores (strictly inside the
+window it was given): a score from a cut-off is a bound, and storing it would change later
+moves. With that rule task 4 prints the game of task 2, as the course's fixtures do.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ def leaf_move(score: int) -> BoardOptimalMove:
     if move is None:
         move = LEAVES[score] = BoardOptimalMove(score, ANYWHERE)
     return move
+
+
 INFINITY = 1 << 30
 
 
@@ -163,6 +169,25 @@ class BoardTree:
         best_cell = -1
         children = self._children
         below = depth - 1
+        if below == 0 and children is None:  # every child is a leaf: alpha and beta stay put
+            if maximizing:
+                for cell, child_id, score, _ in cast(Previewing, board).moves():
+                    store(child_id, 0, leaves.get(score) or leaf_move(score))
+                    if score > best_score:
+                        best_score, best_cell = score, cell
+                        if score > beta:
+                            break
+            else:
+                for cell, child_id, score, _ in cast(Previewing, board).moves():
+                    store(child_id, 0, leaves.get(score) or leaf_move(score))
+                    if score < best_score:
+                        best_score, best_cell = score, cell
+                        if score < alpha:
+                            break
+            best = BoardOptimalMove(best_score, COORDS[best_cell])
+            if window_low < best_score < window_high:
+                store(board.id, depth, best)
+            return best
         for cell, child_id, score, finished in cast(Previewing, board).moves():
             child = None if children is None else children[cell]
             if child is not None:
@@ -181,12 +206,14 @@ class BoardTree:
                     best_score, best_cell = score, cell
                     if score > beta:
                         break
-                    alpha = max(alpha, score)
+                    if score > alpha:
+                        alpha = score
             elif score < best_score:
                 best_score, best_cell = score, cell
                 if score < alpha:
                     break
-                beta = min(beta, score)
+                if score < beta:
+                    beta = score
         best = BoardOptimalMove(best_score, COORDS[best_cell]) if best_cell >= 0 else ILLEGAL_MOVE
         if window_low < best_score < window_high:
             store(board.id, depth, best)
