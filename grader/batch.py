@@ -41,12 +41,13 @@ def results_path(out: Path, student: str) -> Path:
     return out / student / RESULTS_NAME
 
 
-def failed_report(loaded: LoadedSuite, student: str, source: Path, message: str) -> GradeReport:
+def failed_report(loaded: LoadedSuite, student: str, source: Path, message: str,
+                  verdict: Verdict = Verdict.CE) -> GradeReport:
     """A report for a submission that could not be graded at all: every test scores 0."""
     report = GradeReport(exercise=loaded.name, submission=str(source))
     report.notes.append(message)
     for test in loaded.suite.tests:
-        report.results.append(TestResult(name=test.name, verdict=Verdict.CE, points=0.0,
+        report.results.append(TestResult(name=test.name, verdict=verdict, points=0.0,
                                          max_points=test.points, visibility=test.visibility,
                                          message=message))
     return report
@@ -58,6 +59,9 @@ def grade_one(loaded: LoadedSuite, student: str, source: Path, out: Path,
         report = grade(loaded, source, public_only=public_only, sandbox=sandbox)
     except SubmissionError as error:
         report = failed_report(loaded, student, source, str(error))
+    except Exception as error:
+        report = failed_report(loaded, student, source, f"grader error: {error!r}",
+                               verdict=Verdict.JE)
     data = results_json(report)
     data["extra_data"]["student"] = student
     write_atomically(results_path(out, student), json.dumps(data, indent=1) + "\n")

@@ -357,7 +357,16 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
             report.notes.append("missing file(s): " + ", ".join(prepared.missing))
         if prepared.ignored:
             report.notes.append("ignored file(s): " + ", ".join(prepared.ignored))
-        with Grader(loaded, prepared, scratch, sandbox=sandbox) as grader:
+        grader = Grader(loaded, prepared, scratch, sandbox=sandbox)
+        try:
+            grader.server.start()
+        except (OSError, EOFError) as error:
+            grader.server.stop()
+            for test in tests:
+                report.results.append(result_of(test, Judgement(
+                    Verdict.JE, f"the grader could not start a test process: {error}"), None))
+            return report
+        try:
             report.sandbox = grader.sandbox
             for test in tests:
                 try:
@@ -368,4 +377,6 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                 report.results.append(result)
                 if on_result is not None:
                     on_result(result)
+        finally:
+            grader.server.stop()
     return report

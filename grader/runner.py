@@ -17,11 +17,13 @@ from typing import Any
 
 import psutil
 
+from grader.cgroup import PidsCgroup
 from grader.sandbox import bwrap_prefix, interpreter
 from grader.suite import Limits
 
 WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 SAMPLE_INTERVALS_S = (0.01, 0.01, 0.02)
+THREAD_ALLOWANCE = 64
 
 
 @dataclass
@@ -75,6 +77,7 @@ class ForkServer:
         self.sandbox = sandbox
         self.inputs = inputs
         self.infrastructure: set[int] = set()
+        self.cgroup: PidsCgroup | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self.counter = 0
         self.pending = b""
@@ -99,10 +102,14 @@ class ForkServer:
             raise OSError(f"the fork server did not start ({self.sandbox} sandbox)")
         outer = psutil.Process(self.process.pid)
         self.infrastructure = {outer.pid, *(p.pid for p in outer.children(recursive=True))}
+        self.cgroup = PidsCgroup.create()
+        if self.cgroup is not None:
+            self.cgroup.adopt(self.infrastructure)
 
     def stop(self) -> None:
         if self.process is None:
             return
+        self._kill_namespace()
         try:
             worker = psutil.Process(self.process.pid)
             _kill_tree(worker.children(recursive=True))
@@ -110,11 +117,24 @@ class ForkServer:
             pass
         self.process.kill()
         self.process.wait()
+        if self.cgroup is not None:
+            self.cgroup.destroy()
+            self.cgroup = None
         self.pending = b""
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
                 stream.close()
         self.process = None
+
+    def _kill_namespace(self) -> None:
+        """Under bubblewrap, kill the sandbox's PID 1: the kernel then kills all inside at once."""
+        if self.sandbox != "bwrap" or self.process is None:
+            return
+        try:
+            for inner in psutil.Process(self.process.pid).children():
+                inner.kill()
+        except psutil.Error:
+            pass
 
     def _read_line(self, timeout: float) -> dict[str, Any] | None:
         """The next message of the fork server, or None when none came within `timeout`."""
@@ -146,11 +166,21 @@ class ForkServer:
                    "stdin": str(stdin_file) if stdin_file else None,
                    "limits": {"cpu_s": limits.cpu_s, "processes": limits.processes,
                               "output_bytes": int(limits.output_kb * 1024)}}
+        refused_before = 0
+        if self.cgroup is not None:
+            # pids counts threads too: the server's own, its result reader, and room for the
+            # test's threads; the sampler still enforces `processes`, this is the hard backstop.
+            self.cgroup.limit(self.cgroup.task_count() + 1 + limits.processes + THREAD_ALLOWANCE)
+            refused_before = self.cgroup.refused_forks()
         try:
             self._supervise(request, limits, test_dir, outcome)
         except (EOFError, OSError, ValueError) as error:
             outcome.worker_failure = f"the fork server failed: {error}"
             self.stop()
+        if self.cgroup is not None and self.cgroup.refused_forks() > refused_before:
+            outcome.killed_for = outcome.killed_for or "processes"
+        if outcome.killed_for == "processes":
+            self.stop()  # whatever a fork bomb left goes with the server; the next test starts anew
         outcome.stdout = _read_capped(test_dir / "stdout", int(limits.output_kb * 1024))
         outcome.stderr = _read_capped(test_dir / "stderr", 64 * 1024)
         return outcome
@@ -227,6 +257,8 @@ class ForkServer:
                 reason = "output"
             if reason is not None:
                 outcome.killed_for = reason
+                if reason == "processes":
+                    self._kill_namespace()
                 _kill_tree(tree)
         outcome.exit_code = done["exit_code"]
         outcome.cpu_s = round(done["cpu_s"], 4)
