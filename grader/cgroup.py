@@ -38,6 +38,9 @@ class PidsCgroup:
         root = _pids_root()
         if root is None or os.geteuid() != 0:
             return None
+        for stale in root.glob(f"{GROUP_PREFIX}*"):
+            with contextlib.suppress(OSError):
+                stale.rmdir()  # only empty groups go: those of graders that were killed
         path = root / f"{GROUP_PREFIX}{uuid.uuid4().hex[:12]}"
         try:
             path.mkdir()
