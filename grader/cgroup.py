@@ -16,6 +16,7 @@ from pathlib import Path
 V1_ROOT = Path("/sys/fs/cgroup/pids")
 V2_ROOT = Path("/sys/fs/cgroup")
 GROUP_PREFIX = "gametree-grader-"
+STALE_AFTER_S = 600
 
 
 def _pids_root() -> Path | None:
@@ -40,7 +41,8 @@ class PidsCgroup:
             return None
         for stale in root.glob(f"{GROUP_PREFIX}*"):
             with contextlib.suppress(OSError):
-                stale.rmdir()  # only empty groups go: those of graders that were killed
+                if time.time() - stale.stat().st_mtime > STALE_AFTER_S:
+                    stale.rmdir()  # only empty groups go: those of graders that were killed
         path = root / f"{GROUP_PREFIX}{uuid.uuid4().hex[:12]}"
         try:
             path.mkdir()
@@ -54,7 +56,8 @@ class PidsCgroup:
                 (self.path / "cgroup.procs").write_text(f"{pid}\n")
 
     def limit(self, count: int) -> None:
-        (self.path / "pids.max").write_text(f"{count}\n")
+        with contextlib.suppress(OSError):
+            (self.path / "pids.max").write_text(f"{count}\n")
 
     def refused_forks(self) -> int:
         """How often a fork failed against pids.max so far."""
