@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
+import multiprocessing
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader.grade import GradeReport, grade
+from grader.paths import project_root
 from grader.reports import results_json, write_atomically
 from grader.submission import SubmissionError
-from grader.suite import LoadedSuite
+from grader.suite import LoadedSuite, load_suite
 from grader.verdicts import TestResult, Verdict
 
 RESULTS_NAME = "results.json"
@@ -53,8 +56,16 @@ def failed_report(loaded: LoadedSuite, student: str, source: Path, message: str,
     return report
 
 
-def grade_one(loaded: LoadedSuite, student: str, source: Path, out: Path,
+@functools.cache
+def _suite(path: str) -> LoadedSuite:
+    return load_suite(path)
+
+
+def grade_one(root: str, suite_path: str, student: str, source: Path, out: Path,
               public_only: bool, sandbox: str | None) -> dict[str, Any]:
+    """Grade one submission (in a pool process) and store its results.json atomically."""
+    os.environ["GRADER_ROOT"] = root  # pool processes may outlive the caller's environment
+    loaded = _suite(suite_path)
     try:
         report = grade(loaded, source, public_only=public_only, sandbox=sandbox)
     except SubmissionError as error:
@@ -88,9 +99,11 @@ def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int, resume:
             if not (resume and _readable(results_path(out, s)))}
     progress = BatchProgress(total=len(submissions), skipped=len(submissions) - len(todo))
     progress.done = progress.skipped
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as pool:
         pending: dict[Future[dict[str, Any]], str] = {
-            pool.submit(grade_one, loaded, student, source, out, public_only, sandbox): student
+            pool.submit(grade_one, str(project_root()), str(loaded.path), student, source, out,
+                        public_only, sandbox): student
             for student, source in todo.items()}
         try:
             while pending:
