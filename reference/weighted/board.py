@@ -8,6 +8,7 @@ building a board for each.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import constants
@@ -153,10 +154,11 @@ class Board:
         self._sum += score_change
         return True
 
-    def moves(self) -> list[tuple[int, int, int, bool]]:
+    def moves(self) -> Iterator[tuple[int, int, int, bool]]:
         """Every legal move, row-major: (cell, id, score, finished) of the board it makes.
 
-        `cell` is `row * N + col`; the board itself does not change.
+        `cell` is `row * N + col`; the board itself does not change. Lazily: a search that
+        stops early (an alpha-beta cut-off) does not pay for the moves it skips.
         """
         taken = self._x | self._o
         last = taken.bit_count() == SQUARES - 1
@@ -165,14 +167,12 @@ class Board:
             mine, won, table = self._x, WIN_SCORE, self._moves[0]
         else:
             mine, won, table = self._o, -WIN_SCORE, self._moves[1]
-        previews = []
         for cell, bit, id_change, score_change in table:
             if not taken & bit:
                 if HAS_LINE[mine | bit]:
-                    previews.append((cell, id + id_change, won, True))
+                    yield cell, id + id_change, won, True
                 else:
-                    previews.append((cell, id + id_change, base + score_change, last))
-        return previews
+                    yield cell, id + id_change, base + score_change, last
 
     def cell(self, row: int, col: int) -> Cell:
         """What square (`row`, `col`) holds."""

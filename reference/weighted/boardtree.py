@@ -12,6 +12,7 @@ moves. With that rule task 4 prints the game of task 2, as the course's fixtures
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Protocol, cast
 
 import constants
@@ -23,7 +24,7 @@ from hashtable import BoardHashTable
 class Previewing(Protocol):
     """The reference Board's extra: every legal move's (cell, id, score, finished) at once."""
 
-    def moves(self) -> list[tuple[int, int, int, bool]]: ...
+    def moves(self) -> Iterator[tuple[int, int, int, bool]]: ...
 
 
 SIZE = constants.BOARD_SIZE  # this module is re-imported by constants.configure()
