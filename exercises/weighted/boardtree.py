@@ -7,9 +7,10 @@ search (or `get_sub_tree`) needs it, by copying the board and playing the move o
 Built nodes are kept, so the next search from a child reuses what was built below it.
 
 The drivers play a whole game: search from the root, play the move found, continue from
-`get_sub_tree(move)`. On 4x4 at depth 7 the search visits millions of positions, and the
-heavy tests (8-10 s and 200 MB for the reference; limits 40 s and 800 MB, and 15 s and
-400 MB with alpha-beta) leave room for a careful Python tree, not for a wasteful one:
+`get_sub_tree(move)`. On 4x4 at depth 7 the search visits millions of positions. The heavy
+tests leave room for a careful Python tree, not for a wasteful one: the reference needs about
+8 s and 200 MB with minimax (limits 40 s, 800 MB), 3 s and 70 MB with alpha-beta (limits
+15 s, 400 MB). So:
 
 - keep a node small: `__slots__`, the children in one list (or dict) created when the node is
   first searched, no per-node copies of the score grid;
