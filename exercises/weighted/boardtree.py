@@ -9,8 +9,8 @@ Built nodes are kept, so the next search from a child reuses what was built belo
 The drivers play a whole game: search from the root, play the move found, continue from
 `get_sub_tree(move)`. On 4x4 at depth 7 the search visits millions of positions. The heavy
 tests leave room for a careful Python tree, not for a wasteful one: the reference needs about
-8 s and 200 MB with minimax (limits 40 s, 800 MB), 3 s and 70 MB with alpha-beta (limits
-15 s, 400 MB). So:
+8 s and 200 MB with minimax (limits 40 s, 600 MB), 3 s and 70 MB with alpha-beta (limits
+15 s, 300 MB). So:
 
 - keep a node small: `__slots__`, the children in one list (or dict) created when the node is
   first searched, no per-node copies of the score grid;
