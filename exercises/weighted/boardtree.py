@@ -10,7 +10,7 @@ The drivers play a whole game: search from the root, play the move found, contin
 `get_sub_tree(move)`. On 4x4 at depth 7 the search visits millions of positions. The heavy
 tests leave room for a careful Python tree, not for a wasteful one: the reference needs about
 8 s and 200 MB with minimax (limits 40 s, 600 MB), 3 s and 70 MB with alpha-beta (limits
-15 s, 300 MB). So:
+12 s, 640 MB). So:
 
 - keep a node small: `__slots__`, the children in one list (or dict) created when the node is
   first searched, no per-node copies of the score grid;
