@@ -241,7 +241,7 @@ COMMANDS = {"grade": cmd_grade, "check": cmd_check, "run": cmd_run, "list": cmd_
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    console = Console(stderr=False)
+    console = Console(stderr=False, soft_wrap=True)
     errors = Console(stderr=True, soft_wrap=True)
     try:
         return COMMANDS[args.command](args, console)
