@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from grader.paths import exercise_dir, reference_dir, suites_dir
 from grader.suite import LoadedSuite, Step, SuiteError, TestSpec
+from grader.transcripts import normalized_lines
 
 
 class MissingExpectation(FileNotFoundError):
@@ -139,6 +140,19 @@ def recorded_fingerprint(loaded: LoadedSuite, test: TestSpec) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _same_transcript(loaded: LoadedSuite, test: TestSpec, path: Path, new: bytes) -> bool:
+    """Whether the recorded transcript already equals `new` once normalized (masked timings...).
+
+    Keeping the old bytes then keeps `git diff` quiet about lines that never count.
+    """
+    if not path.is_file():
+        return False
+    rules = test.normalize or loaded.suite.normalize
+    old_lines = normalized_lines(path.read_bytes().decode("utf-8", "replace"), rules)
+    return old_lines == normalized_lines(new.decode("utf-8", "replace"), rules) and \
+        path.read_bytes().endswith(b"\n") == new.endswith(b"\n")
+
+
 def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
     """Store what the reference did for `test`; returns the files written."""
     expected_dir(loaded).mkdir(parents=True, exist_ok=True)
@@ -146,9 +160,10 @@ def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
     written = [call_file(loaded, test)]
     if test.transcript is not None:
         transcript = loaded.fixtures / test.transcript.expected
-        transcript.write_bytes(recorded["stdout"])
         meta["exit"] = recorded["exit"]
-        written.append(transcript)
+        if not _same_transcript(loaded, test, transcript, recorded["stdout"]):
+            transcript.write_bytes(recorded["stdout"])
+            written.append(transcript)
     else:
         meta["steps"] = recorded
     call_file(loaded, test).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")

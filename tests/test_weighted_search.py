@@ -133,11 +133,12 @@ def test_sub_trees_are_built_once_and_kept(weighted: dict[str, ModuleType]) -> N
     assert tree.get_sub_tree(best.coords).board.id == 3 ** (best.coords.row * 3 + best.coords.col)
 
 
-def test_minimax_leaves_its_leaves_in_the_table(weighted: dict[str, ModuleType]) -> None:
+def test_minimax_stores_searched_nodes_not_leaves(weighted: dict[str, ModuleType]) -> None:
+    """The searched node is in the table; depth-0 leaves are not (no lookup could return them)."""
     board_module, constants = weighted["board"], weighted["constants"]
     table = weighted["hashtable"].BoardHashTable.get_instance()
     board = board_module.Board(constants.SCORE_PRESET)
     board.play(board_module.BoardCoordinate(1, 1))
     weighted["boardtree"].BoardTree(board).get_optimal_move(1)
-    assert table.get_hashed_move(81 + 2 * 1, 0).score == 20 - 20  # O on the 4: 5 * 4
     assert table.get_hashed_move(81, 1).score == 20 - 5 * 9  # O's best answer: the 9
+    assert table.get_hashed_move(81 + 2 * 1, 0).score == constants.ILLEGAL

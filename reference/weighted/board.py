@@ -154,6 +154,29 @@ class Board:
         self._sum += score_change
         return True
 
+    def child(self, cell: int) -> Board:
+        """A copy with the current player's mark on `cell`, which must be empty (no checks)."""
+        twin = Board.__new__(Board)
+        twin._scores = self._scores
+        twin._moves = self._moves
+        twin._won = self._won
+        bit = 1 << cell
+        if self.cur_player is Cell.X:
+            _, _, id_change, score_change = self._moves[0][cell]
+            twin._x, twin._o = self._x | bit, self._o
+            if HAS_LINE[twin._x]:
+                twin._won = WIN_SCORE
+            twin.cur_player = Cell.O
+        else:
+            _, _, id_change, score_change = self._moves[1][cell]
+            twin._x, twin._o = self._x, self._o | bit
+            if HAS_LINE[twin._o]:
+                twin._won = -WIN_SCORE
+            twin.cur_player = Cell.X
+        twin.id = self.id + id_change
+        twin._sum = self._sum + score_change
+        return twin
+
     def moves(self) -> Iterator[tuple[int, int, int, bool]]:
         """Every legal move, row-major: (cell, id, score, finished) of the board it makes.
 
