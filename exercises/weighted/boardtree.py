@@ -8,9 +8,9 @@ Built nodes are kept, so the next search from a child reuses what was built belo
 
 The drivers play a whole game: search from the root, play the move found, continue from
 `get_sub_tree(move)`. On 4x4 at depth 7 the search visits millions of positions. The heavy
-tests leave room for a careful Python tree, not for a wasteful one: the reference needs about
-8 s and 200 MB with minimax (limits 40 s, 600 MB), 3 s and 70 MB with alpha-beta (limits
-12 s, 640 MB). So:
+tests leave room for a careful Python tree, not for a wasteful one: a careful tree that follows
+the course's pseudocode needs about 8 s and 200 MB with minimax (limits 40 s, 600 MB), 3 s and
+70 MB with alpha-beta (limits 12 s, 640 MB). So:
 
 - keep a node small: `__slots__`, the children in one list (or dict) created when the node is
   first searched, no per-node copies of the score grid;
@@ -18,6 +18,8 @@ tests leave room for a careful Python tree, not for a wasteful one: the referenc
   game) or a child found in the table. Work out its id and score from the parent (copy and
   play, or cheaper) and build its node only when the search goes below it, or when
   `get_sub_tree` asks for it. The results are the same; the tree is several times smaller.
+- storing depth-0 leaves in the table, as the pseudocode does, is allowed but never pays off:
+  every lookup asks for a depth of at least 1.
 
 Order and ties (they decide which move is printed): try the squares row by row, each row
 left to right (row-major), and replace the best move only by a strictly better one, so among
