@@ -188,16 +188,6 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
         return subprocess.call(command, cwd=os.getcwd())
 
 
-def runnable_drivers(exercise: str, given: list[str]) -> list[str]:
-    """The given modules that run as programs (`grader run EXERCISE DRIVER`)."""
-    names = []
-    for name in given:
-        path = exercise_dir(exercise) / name
-        if path.suffix == ".py" and path.is_file() and "__main__" in path.read_text():
-            names.append(path.stem)
-    return names
-
-
 def cmd_list(args: argparse.Namespace, console: Console) -> int:
     from rich.table import Table
 
@@ -210,7 +200,7 @@ def cmd_list(args: argparse.Namespace, console: Console) -> int:
             continue
         suite = loaded.suite
         table.add_row(suite.exercise, suite.title, str(len(suite.tests)), f"{suite.total_points:g}",
-                      ", ".join(runnable_drivers(suite.exercise, suite.given)) or "-")
+                      ", ".join(loaded.runnable_drivers) or "-")
     console.print(table)
     return EXIT_OK
 

@@ -104,9 +104,9 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
         if test.transcript is not None:
             shutil.copyfile(loaded.fixtures / test.transcript.expected,
                             fixtures / test.transcript.expected)
-    drivers = "".join(f"- `.venv/bin/python -m grader run {name} {driver.removesuffix('.py')}`: "
-                      f"run the given program `{driver}` with your code;\n"
-                      for driver in suite.given if driver in {f"{d}.py" for d in suite.drivers})
+    drivers = "".join(f"- `.venv/bin/python -m grader run {name} {driver}`: "
+                      f"run the given program `{driver}.py` with your code;\n"
+                      for driver in loaded.runnable_drivers)
     (destination / "README.md").write_text(STUDENT_README.format(
         title=suite.title or name, name=name, submit=", ".join(suite.submit),
         given=", ".join(suite.given) or "none", drivers=drivers))

@@ -17,7 +17,7 @@ from pydantic import (
     model_validator,
 )
 
-from grader.paths import fixtures_dir, suite_path
+from grader.paths import exercise_dir, fixtures_dir, suite_path
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
@@ -250,9 +250,6 @@ class Suite(Strict):
     def total_points(self) -> float:
         return sum(test.points for test in self.tests)
 
-    @property
-    def drivers(self) -> list[str]:
-        return sorted({t.transcript.driver for t in self.tests if t.transcript is not None})
 
 
 class LoadedSuite:
@@ -269,6 +266,16 @@ class LoadedSuite:
     @property
     def fixtures(self) -> Path:
         return fixtures_dir(self.name)
+
+    @property
+    def runnable_drivers(self) -> list[str]:
+        """The given modules that run as programs (`grader run EXERCISE DRIVER`)."""
+        names = []
+        for name in self.suite.given:
+            path = exercise_dir(self.name) / name
+            if path.suffix == ".py" and path.is_file() and "__main__" in path.read_text():
+                names.append(path.stem)
+        return names
 
 
 def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
