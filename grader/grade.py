@@ -17,7 +17,7 @@ from typing import Any
 
 from grader import calibration, expectations
 from grader.compare import matches
-from grader.runner import ForkServer, RunOutcome
+from grader.runner import ForkServer, RunOutcome, ServerStartError
 from grader.sandbox import resolve as resolve_sandbox
 from grader.submission import Prepared, prepare
 from grader.suite import Limits, LoadedSuite, Step, TestSpec
@@ -357,26 +357,21 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
             report.notes.append("missing file(s): " + ", ".join(prepared.missing))
         if prepared.ignored:
             report.notes.append("ignored file(s): " + ", ".join(prepared.ignored))
-        grader = Grader(loaded, prepared, scratch, sandbox=sandbox)
         try:
-            grader.server.start()
-        except (OSError, EOFError) as error:
-            grader.server.stop()
-            for test in tests:
-                report.results.append(result_of(test, Judgement(
-                    Verdict.JE, f"the grader could not start a test process: {error}"), None))
-            return report
-        try:
-            report.sandbox = grader.sandbox
-            for test in tests:
-                try:
-                    judgement, outcome, _ = grader.run_test(test)
-                except (OSError, ValueError, KeyError, RuntimeError) as error:
-                    judgement, outcome = Judgement(Verdict.JE, f"{error}"), None
-                result = result_of(test, judgement, outcome, grader.limit_notes.get(test.name, ""))
-                report.results.append(result)
-                if on_result is not None:
-                    on_result(result)
-        finally:
-            grader.server.stop()
+            with Grader(loaded, prepared, scratch, sandbox=sandbox) as grader:
+                report.sandbox = grader.sandbox
+                for test in tests:
+                    try:
+                        judgement, outcome, _ = grader.run_test(test)
+                    except (OSError, ValueError, KeyError, RuntimeError) as error:
+                        judgement, outcome = Judgement(Verdict.JE, f"{error}"), None
+                    result = result_of(test, judgement, outcome,
+                                       grader.limit_notes.get(test.name, ""))
+                    report.results.append(result)
+                    if on_result is not None:
+                        on_result(result)
+        except ServerStartError as error:
+            report.results = [result_of(test, Judgement(
+                Verdict.JE, f"the grader could not start a test process: {error}"), None)
+                for test in tests]
     return report

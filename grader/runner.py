@@ -43,19 +43,20 @@ class RunOutcome:
     limits: Limits = field(default_factory=Limits)
 
 
-def _status_kb(pid: int) -> tuple[int, int]:
-    """(VmHWM, VmRSS) of a live process in kB, or zeros once it has gone."""
-    hwm = rss = 0
+class ServerStartError(OSError):
+    """The fork server (and so no test) could start."""
+
+
+def _high_water_kb(pid: int) -> int:
+    """The kernel's peak resident size (VmHWM) of a live process in kB, or 0 once it has gone."""
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
             for line in status:
                 if line.startswith(b"VmHWM:"):
-                    hwm = int(line.split()[1])
-                elif line.startswith(b"VmRSS:"):
-                    rss = int(line.split()[1])
+                    return int(line.split()[1])
     except (OSError, ValueError):
         pass
-    return hwm, rss
+    return 0
 
 
 def _kill_tree(processes: list[psutil.Process]) -> None:
@@ -96,10 +97,13 @@ class ForkServer:
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, cwd=self.scratch,
                                         start_new_session=True)
-        ready = self._read_line(timeout=30.0)
+        try:
+            ready = self._read_line(timeout=30.0)
+        except (EOFError, ValueError):
+            ready = None
         if ready is None or ready.get("event") != "ready":
             self.stop()
-            raise OSError(f"the fork server did not start ({self.sandbox} sandbox)")
+            raise ServerStartError(f"the fork server did not start ({self.sandbox} sandbox)")
         outer = psutil.Process(self.process.pid)
         self.infrastructure = {outer.pid, *(p.pid for p in outer.children(recursive=True))}
         self.cgroup = PidsCgroup.create()
@@ -238,7 +242,7 @@ class ForkServer:
             tree_kb = 0
             cpu = 0.0
             for process in tree:
-                hwm, _ = _status_kb(process.pid)
+                hwm = _high_water_kb(process.pid)
                 tree_kb += max(hwm - baseline_kb, 0)
                 try:
                     times = process.cpu_times()

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
+SUITE_NAMES = sorted(path.stem for path in (ROOT / "suites").glob("*.yaml"))
 
 
 @contextlib.contextmanager

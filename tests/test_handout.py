@@ -11,17 +11,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.paths import project_root, suites_dir
+from grader.paths import project_root
 from grader.suite import load_suite
-
-SUITES = sorted(path.stem for path in suites_dir().glob("*.yaml"))
+from tests.support import SUITE_NAMES
 
 
 def _env_without_root() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key != "GRADER_ROOT"}
 
 
-@pytest.mark.parametrize("exercise", SUITES)
+@pytest.mark.parametrize("exercise", SUITE_NAMES)
 def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
     from grader.handout import make_handout
 

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from grader.paths import suites_dir
 from grader.suite import load_suite
 from grader.verify import verify
-
-SUITES = sorted(path.stem for path in suites_dir().glob("*.yaml"))
+from tests.support import SUITE_NAMES
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("exercise", SUITES)
+@pytest.mark.parametrize("exercise", SUITE_NAMES)
 def test_suite_verifies(exercise: str) -> None:
     outcome = verify(load_suite(exercise))
     assert outcome.ok, "\n".join(outcome.problems)
