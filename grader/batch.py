@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.grade import GradeReport, grade
+from grader.inert import csv_cell
 from grader.paths import project_root
 from grader.reports import results_json, write_atomically
 from grader.submission import SubmissionError
@@ -152,7 +153,9 @@ def grades_csv(loaded: LoadedSuite, results: dict[str, dict[str, Any]]) -> str:
     for student in sorted(results):
         data = results[student]
         points = {test["name"]: test["score"] for test in data["tests"]}
-        writer.writerow([student, _number(data["score"]), _number(data["extra_data"]["max_score"]),
+        # The student is a folder or file name, text a spreadsheet must not run as a formula.
+        writer.writerow([csv_cell(student), _number(data["score"]),
+                         _number(data["extra_data"]["max_score"]),
                          *(_number(points[name]) if name in points else "" for name in names)])
     return buffer.getvalue()
 

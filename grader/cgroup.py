@@ -1,97 +1,271 @@
-"""A pids cgroup around a fork server: the kernel itself caps how many processes a test may have.
+"""A cgroup per test: the kernel counts its CPU, memory and tasks, and enforces hard backstops.
 
-Used when the grader may create cgroups (root on a machine with the cgroup v1 `pids` controller or
-cgroup v2 with it enabled); elsewhere the runner's sampling alone enforces the process limit.
+The parent (the trusted side) creates the group, moves the test's processes into it before they
+run any student code, reads the counters and removes the group. Works with cgroup v1 controllers
+(`memory`, `cpuacct`, `pids`, as on hybrid hosts) and with cgroup v2 (one folder; CPU time and
+`cgroup.kill` are always there, memory and pids where the controllers are enabled for us). Where
+the grader may not create cgroups (not root, no cgroup file system), `TestCgroup.create` returns
+None and the runner measures through wait4 and /proc instead.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import os
 import signal
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
-V1_ROOT = Path("/sys/fs/cgroup/pids")
-V2_ROOT = Path("/sys/fs/cgroup")
 GROUP_PREFIX = "gametree-grader-"
 STALE_AFTER_S = 600
+CONTROLLERS = ("memory", "cpu", "pids")
+V1_NAMES = {"memory": "memory", "cpu": "cpuacct", "pids": "pids"}
 
 
-def _pids_root() -> Path | None:
-    if (V1_ROOT / "cgroup.procs").exists():
-        return V1_ROOT
-    controllers = V2_ROOT / "cgroup.subtree_control"
-    if controllers.exists() and "pids" in controllers.read_text().split():
-        return V2_ROOT
-    return None
+@dataclass(frozen=True)
+class Hierarchy:
+    """Where one controller lives: the folder of the grader's own group, and the cgroup version."""
+
+    base: Path
+    version: int
 
 
-class PidsCgroup:
-    """One cgroup per fork server; its pids.max is set before each test."""
+def _own_paths() -> dict[str, str]:
+    """Controller (or '' for v2) -> the grader's group path, from /proc/self/cgroup."""
+    paths: dict[str, str] = {}
+    with open("/proc/self/cgroup") as listing:
+        for line in listing:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for controller in controllers.split(",") if controllers else [""]:
+                paths[controller] = path
+    return paths
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+
+def _mounts() -> list[tuple[Path, str, set[str]]]:
+    """(mount point, file system type, super options) of every cgroup mount."""
+    found = []
+    with open("/proc/self/mountinfo") as listing:
+        for line in listing:
+            fields = line.split()
+            separator = fields.index("-")
+            kind, options = fields[separator + 1], fields[separator + 3]
+            if kind in ("cgroup", "cgroup2") and fields[3] == "/":
+                found.append((Path(fields[4]), kind, set(options.split(","))))
+    return found
+
+
+@functools.cache
+def hierarchies() -> dict[str, Hierarchy]:
+    """Each usable controller's hierarchy ('memory', 'cpu', 'pids'), v1 preferred over v2."""
+    if os.geteuid() != 0:
+        return {}
+    try:
+        own, mounts = _own_paths(), _mounts()
+    except (OSError, ValueError):
+        return {}
+    found: dict[str, Hierarchy] = {}
+    for controller in CONTROLLERS:
+        name = V1_NAMES[controller]
+        for point, kind, options in mounts:
+            if kind == "cgroup" and name in options and name in own:
+                base = point / own[name].lstrip("/")
+                if os.access(base, os.W_OK):
+                    found[controller] = Hierarchy(base, 1)
+                break
+    for point, kind, _ in mounts:
+        if kind != "cgroup2" or "" not in own:
+            continue
+        base = point / own[""].lstrip("/")
+        if not os.access(base, os.W_OK):
+            break
+        enabled = _read(base / "cgroup.subtree_control").split()
+        for controller in CONTROLLERS:
+            if controller not in found and (controller == "cpu" or controller in enabled):
+                found[controller] = Hierarchy(base, 2)  # cpu.stat is there without the controller
+        found.setdefault("kill", Hierarchy(base, 2))
+        break
+    return found
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _write(path: Path, text: str) -> bool:
+    try:
+        path.write_text(text)
+    except OSError:
+        return False
+    return True
+
+
+def _keyed(text: str, key: str) -> int:
+    """The number after `key` in a 'key value' per line file (memory.events, pids.events)."""
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == key and value.strip().isdigit():
+            return int(value)
+    return 0
+
+
+class GraderGroups:
+    """This grader process's parent groups, one per hierarchy; tests get sub-groups of them."""
+
+    def __init__(self) -> None:
+        self.parents: dict[Path, Path] = {}
+        self.counter = 0
+
+    def parent_in(self, base: Path) -> Path | None:
+        if base not in self.parents:
+            for stale in base.glob(f"{GROUP_PREFIX}*"):
+                with contextlib.suppress(OSError):
+                    if time.time() - stale.stat().st_mtime > STALE_AFTER_S:
+                        for child in stale.iterdir():
+                            if child.is_dir():
+                                child.rmdir()
+                        stale.rmdir()  # only empty groups go: those of graders that were killed
+            path = base / f"{GROUP_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            try:
+                path.mkdir()
+            except OSError:
+                return None
+            if base in {h.base for h in hierarchies().values() if h.version == 2}:
+                enabled = _read(base / "cgroup.subtree_control").split()
+                _write(path / "cgroup.subtree_control",
+                       " ".join(f"+{c}" for c in ("memory", "pids") if c in enabled))
+            self.parents[base] = path
+        return self.parents[base]
+
+    def remove(self) -> None:
+        for path in self.parents.values():
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        self.parents.clear()
+
+
+_groups = GraderGroups()
+atexit.register(_groups.remove)
+
+
+class TestCgroup:
+    """The group of one test, in every available hierarchy."""
+
+    def __init__(self, folders: dict[str, tuple[Path, int]]) -> None:
+        self.folders = folders  # controller -> (folder, version)
 
     @classmethod
-    def create(cls) -> PidsCgroup | None:
-        root = _pids_root()
-        if root is None or os.geteuid() != 0:
+    def create(cls, memory_bytes: int, tasks: int) -> TestCgroup | None:
+        """A fresh group with hard backstops, or None where cgroups are not ours to make."""
+        found = hierarchies()
+        if not found:
             return None
-        for stale in root.glob(f"{GROUP_PREFIX}*"):
-            with contextlib.suppress(OSError):
-                if time.time() - stale.stat().st_mtime > STALE_AFTER_S:
-                    stale.rmdir()  # only empty groups go: those of graders that were killed
-        path = root / f"{GROUP_PREFIX}{uuid.uuid4().hex[:12]}"
-        try:
-            path.mkdir()
-        except OSError:
+        _groups.counter += 1
+        folders: dict[str, tuple[Path, int]] = {}
+        made: dict[Path, Path] = {}
+        for controller, hierarchy in found.items():
+            if hierarchy.base not in made:
+                parent = _groups.parent_in(hierarchy.base)
+                if parent is None:
+                    continue
+                folder = parent / f"t{_groups.counter}"
+                try:
+                    folder.mkdir()
+                except OSError:
+                    continue
+                made[hierarchy.base] = folder
+            folders[controller] = (made[hierarchy.base], hierarchy.version)
+        group = cls(folders)
+        if "memory" in folders:
+            folder, version = folders["memory"]
+            _write(folder / ("memory.limit_in_bytes" if version == 1 else "memory.max"),
+                   str(memory_bytes))
+            if version == 2:
+                _write(folder / "memory.swap.max", "0")
+        if "pids" in folders:
+            _write(folders["pids"][0] / "pids.max", str(tasks))
+        return group
+
+    @property
+    def measures(self) -> set[str]:
+        """Which of 'memory', 'cpu', 'pids' the kernel counts for this test."""
+        return set(self.folders) & set(CONTROLLERS)
+
+    def add(self, pid: int) -> bool:
+        """Move `pid` into every hierarchy's group; False if any refused."""
+        return all(_write(folder / "cgroup.procs", str(pid))
+                   for folder in {folder for folder, _ in self.folders.values()})
+
+    def cpu_s(self) -> float | None:
+        if "cpu" not in self.folders:
             return None
-        return cls(path)
+        folder, version = self.folders["cpu"]
+        if version == 1:
+            text = _read(folder / "cpuacct.usage").strip()
+            return int(text) / 1e9 if text.isdigit() else None
+        usage = _keyed(_read(folder / "cpu.stat"), "usage_usec")
+        return usage / 1e6
 
-    def adopt(self, pids: set[int]) -> None:
-        for pid in sorted(pids):
-            with contextlib.suppress(OSError):
-                (self.path / "cgroup.procs").write_text(f"{pid}\n")
+    def memory_bytes(self) -> int | None:
+        """Memory charged to the test now (anonymous, page cache, tmpfs, kernel)."""
+        if "memory" not in self.folders:
+            return None
+        folder, version = self.folders["memory"]
+        text = _read(folder / ("memory.usage_in_bytes" if version == 1 else "memory.current"))
+        return int(text) if text.strip().isdigit() else None
 
-    def limit(self, count: int) -> None:
-        with contextlib.suppress(OSError):
-            (self.path / "pids.max").write_text(f"{count}\n")
+    def memory_peak_bytes(self) -> int | None:
+        if "memory" not in self.folders:
+            return None
+        folder, version = self.folders["memory"]
+        text = _read(folder / ("memory.max_usage_in_bytes" if version == 1 else "memory.peak"))
+        return int(text) if text.strip().isdigit() else None
+
+    def oom_kills(self) -> int:
+        if "memory" not in self.folders:
+            return 0
+        folder, version = self.folders["memory"]
+        return _keyed(_read(folder / ("memory.oom_control" if version == 1 else "memory.events")),
+                      "oom_kill")
 
     def refused_forks(self) -> int:
-        """How often a fork failed against pids.max so far."""
-        try:
-            for line in (self.path / "pids.events").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "max":
-                    return int(value)
-        except (OSError, ValueError):
-            pass
-        return 0
-
-    def task_count(self) -> int:
-        """Threads in the group now (what pids.max counts)."""
-        try:
-            return int((self.path / "pids.current").read_text())
-        except (OSError, ValueError):
+        if "pids" not in self.folders:
             return 0
+        return _keyed(_read(self.folders["pids"][0] / "pids.events"), "max")
 
-    def members(self) -> list[int]:
-        try:
-            return [int(pid) for pid in (self.path / "cgroup.procs").read_text().split()]
-        except OSError:
-            return []
+    def processes(self) -> set[int]:
+        folder = next(iter(self.folders.values()))[0]
+        return {int(pid) for pid in _read(folder / "cgroup.procs").split()}
 
-    def destroy(self) -> None:
-        """Kill everything still in the group, then remove it."""
+    def kill(self) -> None:
+        """SIGKILL everything in the group, until it is empty (bounded)."""
+        v2 = [folder for folder, version in self.folders.values() if version == 2]
+        if v2 and _write(v2[0] / "cgroup.kill", "1"):
+            return
         for _ in range(200):
-            members = self.members()
+            members = self.processes()
             if not members:
-                break
+                return
             for pid in members:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
-            time.sleep(0.005)
-        with contextlib.suppress(OSError):
-            self.path.rmdir()
+            time.sleep(0.002)
+
+    def remove(self) -> None:
+        """Remove the group's folders (once empty; a group still busy is left for later cleanup)."""
+        for folder in {folder for folder, _ in self.folders.values()}:
+            for _ in range(100):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    self.kill()
+                    time.sleep(0.002)

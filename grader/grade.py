@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 import signal
-import stat
-import sysconfig
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,17 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader import calibration, expectations
+from grader import calibration, expectations, received
 from grader.compare import matches
+from grader.inert import inert_text
+from grader.paths import project_root
 from grader.runner import ForkServer, RunOutcome, ServerStartError
 from grader.sandbox import resolve as resolve_sandbox
 from grader.submission import Prepared, prepare
 from grader.suite import Limits, LoadedSuite, Step, TestSpec
 from grader.transcripts import normalized_lines, readable_diff
 from grader.verdicts import TestResult, Usage, Verdict
-
-UID_POOL_START = 61000
-_uid_counter = itertools.count()
 
 
 @dataclass
@@ -52,31 +48,9 @@ class Judgement:
     details: str = ""
 
 
-def _others_can_run_python() -> bool:
-    """Whether a user without rights of its own can reach the interpreter's standard library."""
-    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
-    return all(folder.stat().st_mode & stat.S_IXOTH for folder in (stdlib, *stdlib.parents))
-
-
-def _sandbox_uid() -> int | None:
-    """A throw-away user id for the test processes when we are root and the interpreter allows it.
-
-    Running as that user keeps student code from signalling the grader, raising its own limits
-    or writing the grader's files. Elsewhere (students' machines, an interpreter under a private
-    home folder) the tests run as the grader's own user, under the same limits.
-    """
-    if os.geteuid() != 0 or not _others_can_run_python():
-        return None
-    return UID_POOL_START + (os.getpid() * 64 + next(_uid_counter)) % 4000
-
-
 def _scratch_root() -> str | None:
-    """Where submissions are laid out: $GRADER_SCRATCH, else memory-backed /dev/shm if usable."""
-    override = os.environ.get("GRADER_SCRATCH")
-    if override:
-        return override
-    shm = "/dev/shm"
-    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+    """Where submissions are laid out: $GRADER_SCRATCH, else the system's temporary folder."""
+    return os.environ.get("GRADER_SCRATCH") or None
 
 
 @contextmanager
@@ -158,44 +132,58 @@ def judge_steps(steps: list[Step], got_list: list[dict[str, Any]],
                     return _outcome_of_exception(got, label)
                 return Judgement(Verdict.WA, f"{label} raised {got['raises']}, expected it to "
                                  f"raise {expected['raises']}", got.get("traceback", ""))
-            return Judgement(Verdict.WA, f"{label} returned {render_value(got.get('value'))}, "
+            return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}, "
                              f"expected it to raise {expected['raises']}")
         if "unplain" in got:
             return Judgement(Verdict.WA, f"{label} {got['unplain']}")
         if "raises" in got:
             return _outcome_of_exception(got, label)
         if not matches(step.compare, got["value"], expected["value"], step.tolerance):
-            return Judgement(Verdict.WA, f"{label} returned {render_value(got['value'])}, "
-                             f"expected {render_value(expected['value'])}")
+            return Judgement(Verdict.WA, f"{label} returned {received.render(got['value'])}, "
+                             f"expected {received.render(expected['value'])}")
     return Judgement(Verdict.AC)
 
 
 def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
-    """A verdict from how the process ran (limits, crashes), or None when it ran to the end."""
+    """A verdict from how the process ran (limits, crashes), or None when it ran to the end.
+
+    Time is judged by CPU time against the stated limit; the wall clock only ends a test that
+    stopped using CPU (asleep, blocked) and is a safety net far above the CPU limit.
+    """
     if outcome.worker_failure:
         return Judgement(Verdict.JE, outcome.worker_failure)
     if outcome.killed_for == "memory" or outcome.peak_mb > limits.memory_mb:
-        return Judgement(Verdict.MLE, f"used {outcome.peak_mb:.1f} MB, the limit is "
-                         f"{limits.memory_mb:g} MB")
-    if outcome.killed_for == "time" or outcome.exit_code in (-signal.SIGXCPU,) \
-            or outcome.cpu_s > limits.cpu_s or outcome.wall_s > limits.wall_s:
-        return Judgement(Verdict.TLE, f"ran {outcome.cpu_s:.2f} s of CPU / {outcome.wall_s:.2f} s "
-                         f"wall; the limits are {limits.cpu_s:g} s / {limits.wall_s:g} s")
+        return Judgement(Verdict.MLE, f"used more than {limits.memory_mb:g} MB of memory "
+                         f"(at least {max(outcome.peak_mb, limits.memory_mb):.1f} MB)")
+    if outcome.killed_for == "cpu" or outcome.cpu_s > limits.cpu_s:
+        return Judgement(Verdict.TLE, f"used more than {limits.cpu_s:g} s of CPU time "
+                         f"(stopped at {max(outcome.cpu_s, limits.cpu_s):.2f} s)")
+    if outcome.killed_for == "wall":
+        return Judgement(Verdict.TLE, f"still running after {limits.wall_s:g} s of wall-clock "
+                         f"time, the safety limit, having used {outcome.cpu_s:.2f} s of its "
+                         f"{limits.cpu_s:g} s of CPU time (waiting or asleep)")
     if outcome.killed_for == "output" or len(outcome.stdout) > limits.output_kb * 1024 \
             or outcome.exit_code == -signal.SIGXFSZ:
         return Judgement(Verdict.OLE, f"wrote more than {limits.output_kb:g} kB of output")
-    if outcome.killed_for == "sabotage":
-        return Judgement(Verdict.RTE, "the test killed the grader's fork server; nothing it did "
-                         "counts", _tail(outcome.stderr))
     if outcome.killed_for == "processes":
-        return Judgement(Verdict.RTE, f"started more than {limits.processes} process(es)")
+        return Judgement(Verdict.RTE, f"started more than {limits.processes} process(es) or "
+                         f"threads beyond what the kernel allows a test")
+    if outcome.exit_code == -signal.SIGXCPU:
+        return Judgement(Verdict.TLE, f"used more than {limits.cpu_s:g} s of CPU time")
     if outcome.result is None:
         code = outcome.exit_code
-        how = (f"was killed by signal {signal.Signals(-code).name}" if code is not None and code < 0
+        how = (f"was killed by signal {_signal_name(-code)}" if code is not None and code < 0
                else f"exited with code {code}")
         message = outcome.result_error or f"the test process {how} before reporting a result"
         return Judgement(Verdict.RTE, message, _tail(outcome.stderr))
     return None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def _tail(data: bytes, lines: int = 20) -> str:
@@ -218,8 +206,8 @@ class Grader:
         self.inputs.chmod(0o755)
         self.sandbox = resolve_sandbox(sandbox or os.environ.get("GRADER_SANDBOX")
                                        or loaded.suite.sandbox)
-        self.server = ForkServer(prepared.code_dir, scratch, _sandbox_uid(), self.sandbox,
-                                 inputs=self.inputs)
+        self.server = ForkServer(prepared.code_dir, scratch, self.sandbox, inputs=self.inputs,
+                                 env=loaded.suite.env)
         self.limit_notes: dict[str, str] = {}
 
     def __enter__(self) -> Grader:
@@ -228,6 +216,13 @@ class Grader:
 
     def __exit__(self, *exc: object) -> None:
         self.server.stop()
+
+    def shown(self, text: str) -> str:
+        """`text` as students may see it: inert, and without the grader's own paths."""
+        for folder, name in ((self.prepared.code_dir, ""), (self.inputs, ""),
+                             (self.scratch, ""), (project_root(), "")):
+            text = text.replace(f"{folder}{os.sep}", name).replace(str(folder), name or ".")
+        return inert_text(text)
 
     def limits_for(self, test: TestSpec) -> Limits:
         limits, note = calibration.limits_for(self.loaded, test, calibrate=not self.record)
@@ -266,10 +261,11 @@ class Grader:
         process_judgement = judge_process(outcome, limits)
         if process_judgement is not None:
             return process_judgement, outcome, None
-        got = outcome.result.get("steps") if isinstance(outcome.result, dict) else None
-        if not isinstance(got, list) or not all(isinstance(item, dict) for item in got):
-            return Judgement(Verdict.RTE, "the test process sent back a malformed result"), \
-                outcome, None
+        try:
+            got = received.step_outcomes(outcome.result)
+        except received.Malformed as error:
+            return Judgement(Verdict.RTE, f"the test process sent back a malformed result "
+                             f"({error})"), outcome, None
         if self.record:
             return Judgement(Verdict.AC), outcome, got
         expected = expectations.load_call(self.loaded, test)
@@ -297,12 +293,16 @@ class Grader:
         process_judgement = judge_process(outcome, limits)
         if process_judgement is not None:
             return process_judgement, outcome, None
-        result = outcome.result if isinstance(outcome.result, dict) else {}
-        error = result.get("error")
+        try:
+            result = received.driver_outcome(outcome.result)
+        except received.Malformed as malformed:
+            return Judgement(Verdict.RTE, f"the test process sent back a malformed result "
+                             f"({malformed})"), outcome, None
+        error = result["error"]
         if error:
             label = " ".join([spec.driver, *map(render_value, spec.args)])
             return _outcome_of_exception(error, label), outcome, None
-        exit_code = result.get("exit", 0)
+        exit_code = result["exit"]
         text = outcome.stdout.decode("utf-8", "replace")
         if self.record:
             return Judgement(Verdict.AC), outcome, {"exit": exit_code, "stdout": outcome.stdout}
@@ -320,7 +320,8 @@ class Grader:
 
 
 def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
-              limits_note: str = "") -> TestResult:
+              limits_note: str = "", shown: Callable[[str], str] = inert_text) -> TestResult:
+    """The test's result; every text that may hold what the test produced passes `shown`."""
     usage = Usage()
     stdout = None
     if outcome is not None:
@@ -329,7 +330,8 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
     return TestResult(name=test.name, verdict=judgement.verdict,
                       points=test.points if judgement.verdict is Verdict.AC else 0.0,
                       max_points=test.points, visibility=test.visibility, kind=test.kind, usage=usage,
-                      message=judgement.message, details=judgement.details, stdout=stdout or None,
+                      message=shown(judgement.message), details=shown(judgement.details),
+                      stdout=shown(stdout) if stdout else None,
                       limits=outcome.limits.model_dump() if outcome is not None else {},
                       limits_note=limits_note)
 
@@ -366,7 +368,7 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                     except (OSError, ValueError, KeyError, RuntimeError) as error:
                         judgement, outcome = Judgement(Verdict.JE, f"{error}"), None
                     result = result_of(test, judgement, outcome,
-                                       grader.limit_notes.get(test.name, ""))
+                                       grader.limit_notes.get(test.name, ""), grader.shown)
                     report.results.append(result)
                     if on_result is not None:
                         on_result(result)

@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from grader.grade import GradeReport
+from grader.inert import inert_text, xml_safe
 from grader.verdicts import TestResult, Verdict
 
 VERDICT_STYLES = {Verdict.AC: "green", Verdict.WA: "red", Verdict.TLE: "yellow",
@@ -37,6 +39,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def failure_text(result: TestResult) -> str:
+    """What went wrong in one test, the submission's own text shown as inert data."""
     parts = [f"{result.verdict.value} ({result.verdict.meaning})"]
     if result.message:
         parts.append(result.message)
@@ -44,12 +47,14 @@ def failure_text(result: TestResult) -> str:
         parts.append(result.details)
     if result.stdout:
         parts.append("Your code printed:\n" + result.stdout)
-    return "\n".join(parts)
+    return inert_text("\n".join(parts))
 
 
 def print_report(report: GradeReport, console: Console | None = None) -> None:
     console = console or Console()
-    table = Table(title=f"{report.exercise}: {report.submission}", title_justify="left")
+    # Text objects throughout: a submission's name or output is never read as rich markup.
+    title = Text(inert_text(f"{report.exercise}: {report.submission}"))
+    table = Table(title=title, title_justify="left")
     for column, justify in (("test", "left"), ("verdict", "left"), ("points", "right"),
                             ("cpu s", "right"), ("wall s", "right"), ("peak MB", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
@@ -57,18 +62,19 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
         name = result.name
         if result.visibility != "visible":
             name += f" ({result.visibility})"
-        table.add_row(name, Text(result.verdict.value, style=VERDICT_STYLES[result.verdict]),
-                      f"{result.points:g}/{result.max_points:g}", f"{result.usage.cpu_s:.3f}",
-                      f"{result.usage.wall_s:.3f}", f"{result.usage.peak_mb:.1f}")
+        verdict = Text(result.verdict.value, style=VERDICT_STYLES[result.verdict])
+        table.add_row(Text(inert_text(name)), verdict, f"{result.points:g}/{result.max_points:g}",
+                      f"{result.usage.cpu_s:.3f}", f"{result.usage.wall_s:.3f}",
+                      f"{result.usage.peak_mb:.1f}")
     console.print(table)
     for note in report.notes:
-        console.print(f"[yellow]note:[/] {note}")
+        console.print(Text.assemble(("note:", "yellow"), " ", inert_text(note)))
     failures = [r for r in report.results if not r.passed]
     for result in failures:
-        console.rule(f"{result.name}: {result.verdict.value}", align="left")
+        console.rule(Text(inert_text(f"{result.name}: {result.verdict.value}")), align="left")
         console.print(Text(failure_text(result)))
     console.print(f"[bold]Score: {report.score:g} / {report.max_score:g}[/]"
-                  f"  (sandbox: {report.sandbox or 'none'})")
+                  f"  (sandbox: {escape(inert_text(report.sandbox or 'none'))})")
 
 
 def results_json(report: GradeReport) -> dict[str, Any]:
@@ -76,7 +82,7 @@ def results_json(report: GradeReport) -> dict[str, Any]:
     tests = []
     for result in report.results:
         tests.append({
-            "name": result.name,
+            "name": inert_text(result.name),
             "score": result.points,
             "max_score": result.max_points,
             "status": "passed" if result.passed else "failed",
@@ -92,27 +98,29 @@ def results_json(report: GradeReport) -> dict[str, Any]:
                                            "max_score": report.max_score,
                                            "sandbox": report.sandbox}}
     if report.notes:
-        data["output"] = "\n".join(report.notes)
+        data["output"] = inert_text("\n".join(report.notes))
     return data
 
 
 def junit_xml(report: GradeReport) -> str:
+    """JUnit XML; every name and message passes xml_safe, so the file always parses."""
     failures = sum(1 for r in report.results if not r.passed and r.verdict is not Verdict.JE)
     errors = sum(1 for r in report.results if r.verdict is Verdict.JE)
-    suite = ET.Element("testsuite", name=report.exercise, tests=str(len(report.results)),
+    exercise = xml_safe(report.exercise)
+    suite = ET.Element("testsuite", name=exercise, tests=str(len(report.results)),
                        failures=str(failures), errors=str(errors),
                        time=f"{sum(r.usage.wall_s for r in report.results):.3f}")
     for result in report.results:
-        case = ET.SubElement(suite, "testcase", classname=report.exercise, name=result.name,
+        case = ET.SubElement(suite, "testcase", classname=exercise, name=xml_safe(result.name),
                              time=f"{result.usage.wall_s:.3f}")
         if result.verdict is Verdict.JE:
             element = ET.SubElement(case, "error", type=result.verdict.value,
-                                    message=result.message)
-            element.text = failure_text(result)
+                                    message=xml_safe(result.message))
+            element.text = xml_safe(failure_text(result))
         elif not result.passed:
             element = ET.SubElement(case, "failure", type=result.verdict.value,
-                                    message=result.message[:500])
-            element.text = failure_text(result)
+                                    message=xml_safe(result.message[:500]))
+            element.text = xml_safe(failure_text(result))
         properties = ET.SubElement(case, "properties")
         facts = (("verdict", result.verdict.value), ("points", f"{result.points:g}"),
                  ("cpu_s", str(result.usage.cpu_s)), ("peak_mb", str(result.usage.peak_mb)))

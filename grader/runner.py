@@ -1,4 +1,10 @@
-"""The parent side of a run: a fork server per submission and a watchdog per test."""
+"""The parent side of a run: a fork server per submission, and a watchdog per test.
+
+The parent is the trusted side. It never follows a link or opens a special file the test could
+have planted, reads every file and message with a size cap and a deadline, measures the test
+from outside (the test's cgroup, else wait4 and /proc of processes the test cannot reach), and
+decides the verdict's inputs itself. Nothing the fork server says is taken unchecked either.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -15,22 +22,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psutil
-
-from grader.cgroup import PidsCgroup
+from grader.cgroup import TestCgroup
 from grader.sandbox import bwrap_prefix, interpreter
 from grader.suite import Limits
 
-WORKER_SCRIPT = Path(__file__).with_name("worker.py")
-SAMPLE_INTERVALS_S = (0.01, 0.01, 0.02)
+WORKER_FILES = ("worker.py", "confine.py")
+SAMPLE_INTERVALS_S = ((1.0, 0.01), (10.0, 0.02), (float("inf"), 0.05))
 THREAD_ALLOWANCE = 64
+HEADER_CAP_BYTES = 64 * 1024
+RESULT_CAP_BYTES = 8 * 1024 * 1024
+STDERR_CAP_BYTES = 64 * 1024
+START_TIMEOUT_S = 30.0
+ANSWER_TIMEOUT_S = 10.0
+AFTER_KILL_TIMEOUT_S = 10.0
+MEMORY_BACKSTOP = (1.25, 32 * 1024 * 1024)  # the kernel's hard limit: limit x 1.25 + 32 MB
+MINIMAL_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "HOME": "/tmp", "TMPDIR": "/tmp"}
 
 
 @dataclass
 class RunOutcome:
     """What happened to one test process, before any comparison."""
 
-    killed_for: str | None = None  # "time", "memory", "output", "processes"
+    killed_for: str | None = None  # "cpu", "wall", "memory", "output", "processes"
     exit_code: int | None = None
     cpu_s: float = 0.0
     wall_s: float = 0.0
@@ -47,247 +61,437 @@ class ServerStartError(OSError):
     """The fork server (and so no test) could start."""
 
 
-def _high_water_kb(pid: int) -> int:
-    """The kernel's peak resident size (VmHWM) of a live process in kB, or 0 once it has gone."""
+class ServerFault(OSError):
+    """The fork server broke the protocol, died or stopped answering (never the test's doing)."""
+
+
+# ---------------------------------------------------------------- reading /proc, safely
+
+
+def _children(pid: int) -> list[int]:
+    """The children of every thread of `pid` (empty once it has gone)."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as listing:
+                found += [int(child) for child in listing.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def _tree(pid: int) -> list[int]:
+    """`pid` and all its descendants, as far as /proc shows them now."""
+    tree: list[int] = []
+    frontier = [pid]
+    while frontier and len(tree) < 100_000:
+        current = frontier.pop()
+        tree.append(current)
+        frontier += _children(current)
+    return tree
+
+
+def _status_kb(pid: int, key: bytes) -> int:
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
             for line in status:
-                if line.startswith(b"VmHWM:"):
+                if line.startswith(key):
                     return int(line.split()[1])
-    except (OSError, ValueError):
+    except (OSError, ValueError, IndexError):
         pass
     return 0
 
 
-def _kill_tree(processes: list[psutil.Process]) -> None:
-    """Stop then kill every process (stopping first keeps a fork bomb from outrunning us)."""
-    for sig in (signal.SIGSTOP, signal.SIGKILL):
-        for process in processes:
-            with contextlib.suppress(psutil.Error, OSError):
-                process.send_signal(sig)
+def _cpu_s(pid: int) -> float:
+    """User + system time of `pid` and of its children it has waited for."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat_file:
+            fields = stat_file.read().rsplit(b")", 1)[1].split()
+        return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as comm:
+            return comm.read().strip()
+    except OSError:
+        return ""
+
+
+def open_untrusted(path: Path) -> int | None:
+    """A read-only descriptor of `path` if it is a regular file reached without any link."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return fd
+
+
+def read_capped(fd: int | None, cap: int) -> bytes:
+    """Up to `cap` + 1 bytes from the start of an open file (+1 tells that there was more)."""
+    if fd is None:
+        return b""
+    chunks, size = [], 0
+    while size <= cap:
+        chunk = os.pread(fd, min(1 << 20, cap + 1 - size), size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _file_size(fd: int | None) -> int:
+    return os.fstat(fd).st_size if fd is not None else 0
+
+
+# ---------------------------------------------------------------- the channel
+
+
+class Channel:
+    """The fork server's stdout: JSON header lines, and byte payloads of announced length."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.scanned = 0  # bytes of `buffer` known to hold no newline: each byte is looked at once
+
+    def _fill(self, deadline: float) -> bool:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+            return False
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            raise ServerFault("the fork server exited")
+        self.buffer += chunk
+        return True
+
+    def message(self, deadline: float) -> dict[str, Any] | None:
+        """The next header, or None if none came before `deadline`."""
+        while (end := self.buffer.find(b"\n", self.scanned)) < 0:
+            self.scanned = len(self.buffer)
+            if self.scanned > HEADER_CAP_BYTES:
+                raise ServerFault("the fork server sent an overlong message")
+            if not self._fill(deadline):
+                return None
+        line = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
+        self.scanned = 0
+        try:
+            message = json.loads(line)
+        except ValueError as error:
+            raise ServerFault("the fork server sent an unreadable message") from error
+        if not isinstance(message, dict) or not isinstance(message.get("event"), str):
+            raise ServerFault("the fork server sent a malformed message")
+        return message
+
+    def payload(self, size: int, deadline: float) -> bytes:
+        while len(self.buffer) < size:
+            if not self._fill(deadline):
+                raise ServerFault("the fork server stopped in the middle of a result")
+        data = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return data
+
+
+def _number(message: dict[str, Any], key: str, kind: type = float) -> Any:
+    value = message.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (value < 0 \
+            and key != "exit_code"):
+        raise ServerFault(f"the fork server sent a malformed '{key}'")
+    return kind(value)
+
+
+# ---------------------------------------------------------------- the fork server
 
 
 class ForkServer:
-    """One worker process that forks a fresh child for each test of a submission."""
+    """One worker process that runs each test of a submission in fresh, confined processes."""
 
-    def __init__(self, code_dir: Path, scratch: Path, uid: int | None,
-                 sandbox: str = "process", inputs: Path | None = None) -> None:
+    def __init__(self, code_dir: Path, scratch: Path, sandbox: str = "process",
+                 inputs: Path | None = None, env: dict[str, str] | None = None) -> None:
         self.code_dir = code_dir
         self.scratch = scratch
-        self.uid = None if sandbox == "bwrap" else uid
         self.sandbox = sandbox
         self.inputs = inputs
-        self.infrastructure: set[int] = set()
-        self.cgroup: PidsCgroup | None = None
+        self.env = {**MINIMAL_ENV, **(env or {})}
+        self.io_dir = scratch / "io"
         self.process: subprocess.Popen[bytes] | None = None
-        self.counter = 0
-        self.pending = b""
+        self.channel: Channel | None = None
+        self.server_pid = 0
+        self.namespaces = False
+        self.why_no_namespaces = ""
+
+    # -- life cycle
 
     def start(self) -> None:
-        test_dir = self._fresh_test_dir()
+        shutil.rmtree(self.io_dir, ignore_errors=True)
+        self.io_dir.mkdir(mode=0o700)
+        config = {"code_dir": str(self.code_dir), "io_dir": str(self.io_dir),
+                  "inputs": [str(self.inputs)] if self.inputs else [],
+                  "sandboxed": self.sandbox == "bwrap", "namespaces": True}
         if self.sandbox == "bwrap":
-            worker = self.scratch / "worker.py"
-            shutil.copyfile(WORKER_SCRIPT, worker)
-            read_only = [self.code_dir, worker, *([self.inputs] if self.inputs else [])]
-            prefix = bwrap_prefix(read_only, [test_dir])
-            command = [*prefix, interpreter(), "-I", "-S", str(worker), str(self.code_dir), "-"]
+            worker_dir = self.scratch / "worker"
+            worker_dir.mkdir(exist_ok=True)
+            for name in WORKER_FILES:
+                shutil.copyfile(Path(__file__).with_name(name), worker_dir / name)
+            read_only = [self.code_dir, worker_dir, *([self.inputs] if self.inputs else [])]
+            prefix = bwrap_prefix(read_only, [self.io_dir], self.env)
+            command = [*prefix, interpreter(), "-I", "-S", str(worker_dir / "worker.py"),
+                       json.dumps(config)]
         else:
-            command = [sys.executable, "-I", "-S", str(WORKER_SCRIPT), str(self.code_dir),
-                       str(self.uid) if self.uid is not None else "-"]
+            command = [sys.executable, "-I", "-S", str(Path(__file__).with_name("worker.py")),
+                       json.dumps(config)]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, cwd=self.scratch,
-                                        start_new_session=True)
+                                        start_new_session=True, env=self.env)
+        assert self.process.stdout is not None
+        self.channel = Channel(self.process.stdout.fileno())
         try:
-            ready = self._read_line(timeout=30.0)
-        except (EOFError, ValueError):
+            ready = self.channel.message(time.monotonic() + START_TIMEOUT_S)
+        except ServerFault:
             ready = None
         if ready is None or ready.get("event") != "ready":
             self.stop()
             raise ServerStartError(f"the fork server did not start ({self.sandbox} sandbox)")
-        outer = psutil.Process(self.process.pid)
-        self.infrastructure = {outer.pid, *(p.pid for p in outer.children(recursive=True))}
-        self.cgroup = PidsCgroup.create()
-        if self.cgroup is not None:
-            self.cgroup.adopt(self.infrastructure)
+        self.namespaces = ready.get("namespaces") is True
+        self.why_no_namespaces = str(ready.get("why", ""))[:300]
+        self.server_pid = self._find_server()
+
+    def _find_server(self) -> int:
+        """The fork server's pid here: under bubblewrap, below bwrap and its namespace's init."""
+        assert self.process is not None
+        pid = self.process.pid
+        for _ in range(4):
+            children = _children(pid)
+            if _comm(pid) != "bwrap" or len(children) != 1:
+                return pid
+            pid = children[0]
+        return pid
 
     def stop(self) -> None:
         if self.process is None:
             return
-        self._kill_namespace()
-        try:
-            worker = psutil.Process(self.process.pid)
-            _kill_tree(worker.children(recursive=True))
-        except psutil.Error:
-            pass
+        for pid in reversed(_tree(self.process.pid)):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         self.process.kill()
         self.process.wait()
-        if self.cgroup is not None:
-            self.cgroup.destroy()
-            self.cgroup = None
-        self.pending = b""
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
                 stream.close()
         self.process = None
+        self.channel = None
 
-    def _kill_namespace(self) -> None:
-        """Under bubblewrap, kill the sandbox's PID 1: the kernel then kills all inside at once."""
-        if self.sandbox != "bwrap" or self.process is None:
-            return
-        try:
-            for inner in psutil.Process(self.process.pid).children():
-                inner.kill()
-        except psutil.Error:
-            pass
-
-    def _read_line(self, timeout: float) -> dict[str, Any] | None:
-        """The next message of the fork server, or None when none came within `timeout`."""
-        assert self.process is not None and self.process.stdout is not None
-        deadline = time.monotonic() + timeout
-        fd = self.process.stdout.fileno()
-        while b"\n" not in self.pending:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-                return None
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                raise EOFError("the fork server exited")
-            self.pending += chunk
-        line, _, self.pending = self.pending.partition(b"\n")
-        message: dict[str, Any] = json.loads(line)
-        return message
+    # -- one test
 
     def run(self, request: dict[str, Any], limits: Limits,
             stdin_file: Path | None = None) -> RunOutcome:
-        """Run one test request under `limits`; never raises for anything the child does."""
+        """Run one test request under `limits`; never raises for anything the test does."""
         if self.process is None or self.process.poll() is not None:
             self.stop()
             self.start()
-        self.counter += 1
-        test_dir = self._fresh_test_dir()
         outcome = RunOutcome(limits=limits)
-        request = {**request, "test_dir": str(test_dir),
-                   "stdin": str(stdin_file) if stdin_file else None,
-                   "limits": {"cpu_s": limits.cpu_s, "processes": limits.processes,
-                              "output_bytes": int(limits.output_kb * 1024)}}
-        refused_before = 0
-        if self.cgroup is not None:
-            # pids counts threads too: the server's own, its result reader, and room for the
-            # test's threads; the sampler still enforces `processes`, this is the hard backstop.
-            self.cgroup.limit(self.cgroup.task_count() + 1 + limits.processes + THREAD_ALLOWANCE)
-            refused_before = self.cgroup.refused_forks()
+        request = {**request, "stdin": str(stdin_file) if stdin_file else None,
+                   "env": {}, "limits": {
+                       "cpu_s": limits.cpu_s, "output_bytes": int(limits.output_kb * 1024),
+                       "scratch_bytes": int(limits.scratch_mb * 1024 * 1024),
+                       "scratch_files": limits.scratch_files}}
         try:
-            self._supervise(request, limits, test_dir, outcome)
-        except (EOFError, OSError, ValueError) as error:
-            outcome.worker_failure = f"the fork server failed: {error}"
+            Test(self, request, limits, outcome).run()
+        except (ServerFault, OSError) as error:
+            outcome.worker_failure = f"the grader's fork server failed during this test ({error})"
             self.stop()
-        if self.cgroup is not None and self.cgroup.refused_forks() > refused_before:
-            outcome.killed_for = outcome.killed_for or "processes"
-        if outcome.killed_for == "processes":
-            self.stop()  # whatever a fork bomb left goes with the server; the next test starts anew
-        outcome.stdout = _read_capped(test_dir / "stdout", int(limits.output_kb * 1024))
-        outcome.stderr = _read_capped(test_dir / "stderr", 64 * 1024)
         return outcome
 
-    def _fresh_test_dir(self) -> Path:
-        """The test's working folder, emptied of whatever the previous test left in it."""
-        test_dir = self.scratch / "test"
-        if test_dir.exists():
-            for entry in os.scandir(test_dir):
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
+
+class Test:
+    """One test in flight: hand over the request, watch, collect, clean up."""
+
+    def __init__(self, server: ForkServer, request: dict[str, Any], limits: Limits,
+                 outcome: RunOutcome) -> None:
+        self.server = server
+        self.request = request
+        self.limits = limits
+        self.outcome = outcome
+        self.cgroup: TestCgroup | None = None
+        self.student = 0
+        self.init: int | None = None
+        self.out_fd: int | None = None
+        self.err_fd: int | None = None
+        self.number = 0
+        self.baseline_kb = 0
+
+    def run(self) -> None:
+        server = self.server
+        assert server.process is not None and server.process.stdin is not None
+        assert server.channel is not None
+        try:
+            server.process.stdin.write(json.dumps(self.request).encode() + b"\n")
+            server.process.stdin.flush()
+            started = server.channel.message(time.monotonic() + ANSWER_TIMEOUT_S)
+            if started is None or started.get("event") != "started":
+                raise ServerFault("the fork server did not start the test")
+            self.number = _number(started, "test", int)
+            self._enclose()
+            server.process.stdin.write(b'{"go": true}\n')
+            server.process.stdin.flush()
+            done = self._watch(time.monotonic())
+            self._collect(done)
+        finally:
+            if self.cgroup is not None:
+                self.cgroup.kill()
+                self.cgroup.remove()
+            self._clean_files()
+
+    def _enclose(self) -> None:
+        """Find the test's processes, put them in a fresh cgroup, open its output files."""
+        server = self.server
+        waited = _children(server.server_pid)
+        if len(waited) != 1:
+            raise ServerFault(f"the fork server has {len(waited)} test processes, not one")
+        if server.namespaces:
+            self.init = waited[0]
+            students = _children(self.init)
+            if len(students) != 1:
+                raise ServerFault("the test's namespace does not hold exactly one test process")
+            self.student = students[0]
         else:
-            test_dir.mkdir()
-            if self.uid is not None:
-                os.chown(test_dir, self.uid, self.uid)
-        return test_dir
+            self.student = waited[0]
+        memory = self.limits.memory_mb * 1024 * 1024
+        backstop = int(memory * MEMORY_BACKSTOP[0] + MEMORY_BACKSTOP[1])
+        tasks = self.limits.processes + 1 + THREAD_ALLOWANCE
+        self.cgroup = TestCgroup.create(backstop, tasks)
+        if self.cgroup is not None:
+            for pid in filter(None, (self.init, self.student)):
+                if not self.cgroup.add(pid):
+                    raise ServerFault("could not move the test into its cgroup")
+        self.baseline_kb = _status_kb(server.server_pid, b"VmRSS:")
+        base = server.io_dir / str(self.number)
+        self.out_fd = open_untrusted(base.with_suffix(".out"))
+        self.err_fd = open_untrusted(base.with_suffix(".err"))
 
-    def _supervise(self, request: dict[str, Any], limits: Limits, test_dir: Path,
-                   outcome: RunOutcome) -> None:
-        assert self.process is not None and self.process.stdin is not None
-        self.process.stdin.write((json.dumps(request) + "\n").encode())
-        self.process.stdin.flush()
-        started_message = self._read_line(timeout=30.0)
-        if started_message is None:
-            raise OSError("the fork server did not start the test")
-        baseline_kb = started_message["baseline_kb"]
-        worker = psutil.Process(self.process.pid)
-        started = time.monotonic()
-        peak_kb = 0
-        output_path = test_dir / "stdout"
-        output_cap = int(limits.output_kb * 1024)
-        samples = 0
-        done: dict[str, Any] | None = None
-        while done is None:
-            interval = SAMPLE_INTERVALS_S[min(samples // 20, len(SAMPLE_INTERVALS_S) - 1)]
-            try:
-                done = self._read_line(timeout=interval)
-            except EOFError:
-                # Only the test runs untrusted code: if the fork server died now, the test killed it.
-                outcome.killed_for = outcome.killed_for or "sabotage"
-                _kill_tree([p for p in worker.children(recursive=True)
-                            if p.pid not in self.infrastructure])
-                self.stop()
-                return
+    def _sample(self, started: float) -> str | None:
+        """Why the test must be stopped now, if it must."""
+        limits, cgroup = self.limits, self.cgroup
+        measures = cgroup.measures if cgroup is not None else set()
+        tree = [] if measures >= {"cpu", "memory"} and cgroup is not None else _tree(self.student)
+        cpu = cgroup.cpu_s() if cgroup is not None and "cpu" in measures else None
+        if cpu is None:
+            cpu = sum(_cpu_s(pid) for pid in tree)
+        memory_kb = None
+        if cgroup is not None and "memory" in measures:
+            now = cgroup.memory_bytes()
+            memory_kb = now // 1024 if now is not None else None
+        if memory_kb is None:
+            memory_kb = sum(max(_status_kb(pid, b"VmHWM:") - self.baseline_kb, 0) for pid in tree)
+            self.outcome.peak_mb = max(self.outcome.peak_mb, memory_kb / 1024)
+        processes = (len(cgroup.processes()) - (1 if self.init else 0) if cgroup is not None
+                     else len(tree))
+        output_cap = limits.output_kb * 1024
+        if memory_kb > limits.memory_mb * 1024:
+            return "memory"
+        if cpu > limits.cpu_s:
+            return "cpu"
+        if processes > limits.processes or (cgroup is not None and cgroup.refused_forks()):
+            return "processes"
+        if _file_size(self.out_fd) > output_cap or _file_size(self.err_fd) > output_cap:
+            return "output"
+        if time.monotonic() - started > limits.wall_s:
+            return "wall"
+        return None
+
+    def _watch(self, started: float) -> dict[str, Any]:
+        channel = self.server.channel
+        assert channel is not None
+        deadline: float | None = None
+        while True:
+            elapsed = time.monotonic() - started
+            interval = next(step for until, step in SAMPLE_INTERVALS_S if elapsed < until)
+            done = channel.message(time.monotonic() + interval)
             if done is not None:
-                break
-            samples += 1
-            try:
-                tree = [p for p in worker.children(recursive=True)
-                        if p.pid not in self.infrastructure]
-            except psutil.Error:
-                tree = []
-            tree_kb = 0
-            cpu = 0.0
-            for process in tree:
-                hwm = _high_water_kb(process.pid)
-                tree_kb += max(hwm - baseline_kb, 0)
-                try:
-                    times = process.cpu_times()
-                    cpu += times.user + times.system
-                except psutil.Error:
-                    pass
-            peak_kb = max(peak_kb, tree_kb)
-            reason = None
-            if tree_kb > limits.memory_mb * 1024:
-                reason = "memory"
-            elif time.monotonic() - started > limits.wall_s or cpu > limits.cpu_s + 0.05:
-                reason = "time"
-            elif len(tree) > limits.processes:
-                reason = "processes"
-            elif _size(output_path) >= output_cap:
-                reason = "output"
+                if done.get("event") != "done" or done.get("test") != self.number:
+                    raise ServerFault("the fork server answered out of turn")
+                self.outcome.wall_s = round(time.monotonic() - started, 4)
+                return done
+            if deadline is not None:
+                if time.monotonic() > deadline:
+                    raise ServerFault("the fork server did not report a test it was told to end")
+                continue
+            reason = self._sample(started)
             if reason is not None:
-                outcome.killed_for = reason
-                if reason == "processes":
-                    self._kill_namespace()
-                _kill_tree(tree)
-        outcome.exit_code = done["exit_code"]
-        outcome.cpu_s = round(done["cpu_s"], 4)
-        outcome.wall_s = round(done["wall_s"], 4)
-        kernel_peak_kb = max(done["maxrss_kb"] - baseline_kb, 0)
-        outcome.peak_mb = round(max(peak_kb, kernel_peak_kb) / 1024, 2)
-        if done["result_too_big"]:
+                self.outcome.killed_for = reason
+                self._kill()
+                deadline = time.monotonic() + AFTER_KILL_TIMEOUT_S
+
+    def _kill(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.kill()
+        targets = [self.init] if self.init else []
+        targets += _tree(self.student)
+        for sig in (signal.SIGSTOP, signal.SIGKILL):  # stop first: a fork bomb cannot outrun it
+            for pid in targets:
+                if pid:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, sig)
+
+    def _collect(self, done: dict[str, Any]) -> None:
+        channel = self.server.channel
+        assert channel is not None
+        outcome, cgroup = self.outcome, self.cgroup
+        size = _number(done, "result_bytes", int)
+        if size > RESULT_CAP_BYTES:
+            raise ServerFault("the fork server announced an oversized result")
+        raw = channel.payload(size, time.monotonic() + ANSWER_TIMEOUT_S)
+        exit_code = done.get("exit_code")
+        if not isinstance(exit_code, int) or isinstance(exit_code, bool):
+            raise ServerFault("the fork server sent a malformed exit code")
+        outcome.exit_code = exit_code
+        cpu = cgroup.cpu_s() if cgroup is not None else None
+        outcome.cpu_s = round(cpu if cpu is not None else _number(done, "cpu_s"), 4)
+        peak = cgroup.memory_peak_bytes() if cgroup is not None else None
+        if peak is not None:
+            outcome.peak_mb = round(peak / (1024 * 1024), 2)
+        else:
+            kernel_kb = max(_number(done, "maxrss_kb", int) - self.baseline_kb, 0)
+            outcome.peak_mb = round(max(outcome.peak_mb, kernel_kb / 1024), 2)
+        if cgroup is not None and cgroup.oom_kills():
+            outcome.killed_for = outcome.killed_for or "memory"
+        if cgroup is not None and cgroup.refused_forks():
+            outcome.killed_for = outcome.killed_for or "processes"
+        if done.get("result_truncated") is True:
             outcome.killed_for = outcome.killed_for or "output"
-        elif done["result"]:
-            try:
-                outcome.result = json.loads(done["result"])
-            except ValueError:
-                outcome.result_error = "the test process sent back something unreadable"
+        output_cap = int(self.limits.output_kb * 1024)
+        outcome.stdout = read_capped(self.out_fd, output_cap)
+        outcome.stderr = read_capped(self.err_fd, STDERR_CAP_BYTES)
+        if raw:
+            outcome.result, outcome.result_error = decode_result(raw)
+
+    def _clean_files(self) -> None:
+        for fd in (self.out_fd, self.err_fd):
+            if fd is not None:
+                os.close(fd)
+        if self.number:
+            base = self.server.io_dir / str(self.number)
+            for suffix in (".out", ".err"):
+                with contextlib.suppress(OSError):
+                    base.with_suffix(suffix).unlink()
+            shutil.rmtree(base.with_suffix(".d"), ignore_errors=True)
 
 
-def _size(path: Path) -> int:
+MAX_CONTAINERS = 200_000
+
+
+def decode_result(raw: bytes) -> tuple[Any, str | None]:
+    """The test's answer as data, or why it cannot be read (linear in its size, bounded)."""
+    if raw.count(b"[") + raw.count(b"{") > MAX_CONTAINERS:
+        return None, "the test process sent back a result with too many parts"
     try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-def _read_capped(path: Path, cap: int) -> bytes:
-    try:
-        with path.open("rb") as stream:
-            return stream.read(cap + 1)
-    except OSError:
-        return b""
+        return json.loads(raw), None
+    except (ValueError, RecursionError):
+        return None, "the test process sent back something unreadable"

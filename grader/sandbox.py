@@ -71,21 +71,22 @@ def interpreter() -> str:
     return str(Path(sys.executable).resolve())
 
 
-def bwrap_prefix(read_only: list[Path], writable: list[Path]) -> list[str]:
-    """The bubblewrap command line that confines a command to the given folders.
+def bwrap_prefix(read_only: list[Path], writable: list[Path], env: dict[str, str]) -> list[str]:
+    """The bubblewrap command line that confines the fork server to the given folders.
 
     No network, a private PID namespace and /proc, a read-only system, nothing of the grader,
-    the reference, the suites or the fixtures; `writable` (the test's own folder) is the only
-    place that can be written. Paths keep their names inside, so nothing needs translating.
+    the reference, the suites or the fixtures; `writable` (the server's I/O folder) is the only
+    place that can be written, and each test covers it again (grader/confine.py). The
+    environment is exactly `env`. Paths keep their names inside, so nothing needs translating.
     """
     binary = shutil.which("bwrap") or "bwrap"
     args = [binary, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL", *system_binds(),
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv",
+            *system_binds(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in read_only:
         args += ["--ro-bind", str(path), str(path)]
     for path in writable:
         args += ["--bind", str(path), str(path)]
-    args += ["--setenv", "TMPDIR", str(writable[0]) if writable else "/tmp",
-             "--setenv", "HOME", str(writable[0]) if writable else "/tmp", "--chdir", "/"]
-    return args
+    for name, value in env.items():
+        args += ["--setenv", name, value]
+    return [*args, "--chdir", "/"]

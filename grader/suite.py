@@ -44,29 +44,72 @@ def _time_limit(value: Any) -> float | str:
 
 TimeLimit = Annotated[float | str, PlainValidator(_time_limit)]
 UNCALIBRATED_TIME_S = 600.0
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+WALL_RULE = "max(3 x cpu_s, cpu_s + 30 s)"
+WALL_NOTE = ("; time limits judge CPU time, the wall clock is a safety net above them "
+             f"(leave wall_s out for {WALL_RULE})")
+
+
+def default_wall_s(cpu_s: float) -> float:
+    """The wall-clock limit that goes with a CPU limit when the suite sets none: max(3x, +30 s).
+
+    Time limits judge CPU time; the wall clock is only a safety net against a test that sleeps or
+    waits, set well above the CPU limit so that a busy machine slows grading but changes no verdict.
+    """
+    return round(max(3 * cpu_s, cpu_s + 30), 3)
+
+
+class LocatedError(ValueError):
+    """A validation problem found by a model's validator about one of its keys (`loc` below it)."""
+
+    def __init__(self, loc: tuple[int | str, ...], message: str) -> None:
+        super().__init__(message)
+        self.loc = loc
 
 
 class Limits(Strict):
     """Resource limits of one test run, resolved to plain numbers."""
 
     cpu_s: float = Field(10.0, gt=0)
-    wall_s: float = Field(20.0, gt=0)
+    wall_s: float = Field(default_wall_s(10.0), gt=0)
     memory_mb: float = Field(512.0, gt=0)
     output_kb: float = Field(1024.0, gt=0)
     processes: int = Field(1, ge=1)
+    scratch_mb: float = Field(64.0, gt=0)
+    scratch_files: int = Field(512, ge=1)
 
 
 class LimitSpec(Strict):
     """Limits as a suite writes them; every field has a default, times may be relative."""
 
-    cpu_s: TimeLimit = Field(10.0, description="CPU seconds of the whole process tree, or "
-                             "'3x': three times the reference's CPU time on this machine")
-    wall_s: TimeLimit = Field(20.0, description="wall-clock seconds before the test is killed, "
-                              "or a multiple of the reference's wall time ('5x')")
+    cpu_s: TimeLimit = Field(10.0, description="CPU seconds of the whole process tree (going over "
+                             "is TLE), or '3x': three times the reference's CPU time on this machine")
+    wall_s: TimeLimit | None = Field(
+        None, description="wall-clock seconds before the test is killed (TLE): only a safety net, "
+        f"since time limits judge CPU time. Unset: {WALL_RULE} of the resolved CPU limit; else "
+        "seconds (not below an absolute cpu_s) or a multiple of the reference's wall time ('5x')")
     memory_mb: float = Field(512.0, gt=0, description="peak resident memory of the process tree")
     output_kb: float = Field(1024.0, gt=0, description="bytes the test may write to stdout")
     processes: int = Field(1, ge=1, description="processes alive at once, the test's own included")
     floor_s: float = Field(1.0, gt=0, description="the least a relative time limit resolves to")
+    scratch_mb: float = Field(64.0, gt=0, description="size in MB of the test's private writable "
+                              "space: its /tmp and its working folder, fresh for every test")
+    scratch_files: int = Field(512, ge=1, description="how many files and folders the test may "
+                               "create in its private writable space")
+
+    @model_validator(mode="after")
+    def _wall_not_below_cpu(self) -> LimitSpec:
+        problem = self.wall_problem()
+        if problem is not None:
+            raise LocatedError(("wall_s",), problem)
+        return self
+
+    def wall_problem(self) -> str | None:
+        """Why this wall_s cannot be (an absolute one below an absolute cpu_s), or None."""
+        if isinstance(self.wall_s, float) and isinstance(self.cpu_s, float) \
+                and self.wall_s < self.cpu_s:
+            return f"{self.wall_s:g} s is below cpu_s {self.cpu_s:g} s" + WALL_NOTE
+        return None
 
     def merged(self, overrides: LimitOverrides | None) -> LimitSpec:
         if overrides is None:
@@ -79,7 +122,11 @@ class LimitSpec(Strict):
 
     def resolve(self, reference_cpu_s: float | None = None,
                 reference_wall_s: float | None = None) -> Limits:
-        """Plain limits; relative times need the reference's (else they are left generous)."""
+        """Plain limits; relative times need the reference's (else they are left generous).
+
+        Without a wall_s of its own the wall-clock limit follows the resolved CPU limit
+        (`default_wall_s`).
+        """
 
         def seconds(value: float | str, reference: float | None) -> float:
             if isinstance(value, str):
@@ -88,9 +135,12 @@ class LimitSpec(Strict):
                 return round(max(self.floor_s, float(value[:-1]) * reference), 3)
             return float(value)
 
-        return Limits(cpu_s=seconds(self.cpu_s, reference_cpu_s),
-                      wall_s=seconds(self.wall_s, reference_wall_s), memory_mb=self.memory_mb,
-                      output_kb=self.output_kb, processes=self.processes)
+        cpu_s = seconds(self.cpu_s, reference_cpu_s)
+        wall_s = default_wall_s(cpu_s) if self.wall_s is None \
+            else seconds(self.wall_s, reference_wall_s)
+        return Limits(cpu_s=cpu_s, wall_s=wall_s, memory_mb=self.memory_mb,
+                      output_kb=self.output_kb, processes=self.processes,
+                      scratch_mb=self.scratch_mb, scratch_files=self.scratch_files)
 
 
 class LimitOverrides(Strict):
@@ -100,6 +150,8 @@ class LimitOverrides(Strict):
     output_kb: float | None = Field(None, gt=0)
     processes: int | None = Field(None, ge=1)
     floor_s: float | None = Field(None, gt=0)
+    scratch_mb: float | None = Field(None, gt=0)
+    scratch_files: int | None = Field(None, ge=1)
 
 
 class Normalize(Strict):
@@ -232,7 +284,41 @@ class Suite(Strict):
     normalize: Normalize = Field(default_factory=Normalize)
     sandbox: Literal["process", "bwrap", "auto"] | None = Field(
         None, description="how test processes are confined unless the command line says otherwise")
+    env: dict[str, str] = Field(
+        default_factory=dict, description="environment variables the test processes get on top of "
+        "a fixed minimal set (names: letters, digits and _, not starting with a digit)")
     tests: list[TestSpec] = Field(min_length=1)
+
+    @field_validator("env")
+    @classmethod
+    def _environment_names(cls, env: dict[str, str]) -> dict[str, str]:
+        for name, value in env.items():
+            if not ENV_NAME.match(name):
+                raise LocatedError((name,), f"{name!r} is not an environment variable name "
+                                   "(letters, digits and _, not starting with a digit)")
+            if "\0" in value:
+                raise LocatedError((name,), "an environment variable cannot hold a NUL character")
+        return env
+
+    @model_validator(mode="after")
+    def _wall_not_below_cpu(self) -> Suite:
+        """A test's limits merged with the suite's: an absolute wall_s never below an absolute cpu_s."""
+        for index, test in enumerate(self.tests):
+            if test.limits is None or (test.limits.cpu_s is None and test.limits.wall_s is None):
+                continue
+            merged = self.limits.merged(test.limits)
+            if not isinstance(merged.wall_s, float) or not isinstance(merged.cpu_s, float) \
+                    or merged.wall_s >= merged.cpu_s:
+                continue
+            if test.limits.wall_s is None:
+                key = "cpu_s"
+                problem = f"{merged.cpu_s:g} s is above the suite's wall_s {merged.wall_s:g} s"
+            else:
+                key = "wall_s"
+                whose = "" if test.limits.cpu_s is not None else "the suite's "
+                problem = f"{merged.wall_s:g} s is below {whose}cpu_s {merged.cpu_s:g} s"
+            raise LocatedError(("tests", index, "limits", key), problem + WALL_NOTE)
+        return self
 
     @model_validator(mode="after")
     def _unique_names(self) -> Suite:
@@ -327,6 +413,9 @@ def parse_suite(path: Path) -> LoadedSuite:
         suite = Suite.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
+        located = first.get("ctx", {}).get("error")
+        if isinstance(located, LocatedError):
+            first["loc"] = (*first["loc"], *located.loc)
         line = _line_of(node, tuple(first["loc"]))
         where = f":{line}" if line else ""
         more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""

@@ -9,6 +9,9 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from grader.inert import html_text, inert_text
 
 HISTOGRAM_BINS = 10
 
@@ -57,6 +60,7 @@ def summarize(results: dict[str, dict[str, Any]], top: int = 5) -> Summary:
 
 
 def print_summary(summary: Summary, console: Console) -> None:
+    """The summary on the terminal; names and outputs as Text, never read as markup."""
     console.rule(f"{summary.students} submissions, mean score {summary.mean:.2f} / "
                  f"{summary.max_score:g}")
     peak = max((count for _, count in summary.histogram), default=0) or 1
@@ -64,14 +68,17 @@ def print_summary(summary: Summary, console: Console) -> None:
         console.print(f"{label:>12} | {'#' * round(40 * count / peak):<40} {count}")
     table = Table("test", "pass rate")
     for name, rate in summary.pass_rates:
-        table.add_row(name, f"{rate:.0%}")
+        table.add_row(Text(inert_text(name)), f"{rate:.0%}")
     console.print(table)
-    console.print("slowest: " + ", ".join(f"{s} ({v:.2f} s)" for s, v in summary.slowest))
-    console.print("most memory: " + ", ".join(f"{s} ({v:.1f} MB)" for s, v in summary.hungriest))
+    console.print(Text(inert_text(
+        "slowest: " + ", ".join(f"{s} ({v:.2f} s)" for s, v in summary.slowest))))
+    console.print(Text(inert_text(
+        "most memory: " + ", ".join(f"{s} ({v:.1f} MB)" for s, v in summary.hungriest))))
     for name, members, text in summary.wrong_groups:
-        console.rule(f"{name}: the same wrong output from {len(members)} submissions", align="left")
-        console.print(", ".join(members))
-        console.print(text, markup=False, highlight=False)
+        console.rule(Text(inert_text(f"{name}: the same wrong output from {len(members)} submissions")),
+                     align="left")
+        console.print(Text(inert_text(", ".join(members))))
+        console.print(Text(inert_text(text)))
 
 
 def _svg_histogram(histogram: list[tuple[str, int]]) -> str:
@@ -93,19 +100,21 @@ def _svg_histogram(histogram: list[tuple[str, int]]) -> str:
 
 
 def summary_html(exercise: str, summary: Summary) -> str:
-    rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{r:.0%}</td></tr>"
+    """The summary as one HTML page; every name and output passes html_text."""
+    rows = "".join(f"<tr><td>{html_text(n)}</td><td>{r:.0%}</td></tr>"
                    for n, r in summary.pass_rates)
-    slow = "".join(f"<li>{html.escape(s)}: {v:.2f} s</li>" for s, v in summary.slowest)
-    hungry = "".join(f"<li>{html.escape(s)}: {v:.1f} MB</li>" for s, v in summary.hungriest)
+    slow = "".join(f"<li>{html_text(s)}: {v:.2f} s</li>" for s, v in summary.slowest)
+    hungry = "".join(f"<li>{html_text(s)}: {v:.1f} MB</li>" for s, v in summary.hungriest)
     groups = "".join(
-        f"<h3>{html.escape(name)}: {len(members)} submissions</h3>"
-        f"<p>{html.escape(', '.join(members))}</p><pre>{html.escape(text)}</pre>"
+        f"<h3>{html_text(name)}: {len(members)} submissions</h3>"
+        f"<p>{html_text(', '.join(members))}</p><pre>{html_text(text)}</pre>"
         for name, members, text in summary.wrong_groups) or "<p>None.</p>"
+    title = html_text(exercise)
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(exercise)}: batch summary</title>
+<html lang="en"><head><meta charset="utf-8"><title>{title}: batch summary</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}pre{{background:#f4f4f4;
 padding:1em;overflow:auto}}td,th{{padding:.2em 1em;text-align:left}}</style></head><body>
-<h1>{html.escape(exercise)}: {summary.students} submissions</h1>
+<h1>{title}: {summary.students} submissions</h1>
 <p>Mean score {summary.mean:.2f} of {summary.max_score:g}.</p>
 <h2>Score distribution</h2>{_svg_histogram(summary.histogram)}
 <h2>Pass rate per test</h2><table><tr><th>test</th><th>pass rate</th></tr>{rows}</table>

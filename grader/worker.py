@@ -1,15 +1,23 @@
-"""The fork server: runs tests of one submission, each in a fresh forked child.
+"""The fork server: runs the tests of one submission, each in fresh processes behind the boundary.
 
-This file runs as a script (``python worker.py CODE_DIR``), standard library only, and never
-imports student code itself: only the forked children do. It reads one JSON request per line on
-stdin and answers JSON lines on stdout:
+This file runs as a script (``python worker.py CONFIG_JSON``), standard library only, and never
+imports student code itself: only the test processes do. Protocol on stdin/stdout, one JSON
+object per line (the parent is `grader.runner`):
 
-    -> {"test_dir": ..., "kind": "call", "steps": [...], "limits": {...}, ...}
-    <- {"event": "started", "pid": ..., "baseline_kb": ...}
-    <- {"event": "done", "exit_code": ..., "cpu_s": ..., "maxrss_kb": ..., "result": ...}
+    <- {"event": "ready", "pid": ..., "namespaces": true, "why": ""}
+    -> {"kind": "call", "steps": [...], "limits": {...}, "stdin": ..., "env": {...}}
+    <- {"event": "started", "test": N}           (the parent moves the test into its cgroup)
+    -> {"go": true}
+    <- {"event": "done", "status": ..., "cpu_s": ..., "maxrss_kb": ..., "result_bytes": K, ...}
+       followed by exactly K bytes: what the test process sent back, unread and unchecked.
 
-The parent watches the child (time, memory, processes, output) and kills it when over a limit;
-the child hands back plain data on a pipe of its own, which this process relays untouched.
+The next test's processes are prepared ahead (forked, namespaces entered, file system sealed)
+while the parent judges the previous one: each test waits, in a pipe read, for its request.
+With namespaces, the test runs as the second process (pid 2) of its own pid namespace, under a
+tiny init (pid 1) that reports its exit status; everything in the namespace dies with that init.
+The test's stdout and stderr are files `IO/N.out`, `IO/N.err`, opened here and hidden from the
+test by an empty mount. The fork server is not dumpable, so even a process of the same user
+outside the namespace could not read its memory or descriptors.
 """
 
 from __future__ import annotations
@@ -21,16 +29,24 @@ import json
 import os
 import resource
 import runpy
+import select
 import signal
 import sys
-import threading
 import time
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-RESULT_CAP_BYTES = 32 * 1024 * 1024
+if TYPE_CHECKING:
+    from grader import confine
+else:  # a sibling file: the worker runs as a script (-I: its folder is not on sys.path)
+    sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+    import confine
+
+RESULT_CAP_BYTES = 8 * 1024 * 1024
+DRAIN_AFTER_EXIT_S = 2.0
 _encode_result = json.JSONEncoder().encode  # bound before any student code can patch json
-UNPRIVILEGED_UID_BASE = 61000
+MINIMAL_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "HOME": "/tmp", "TMPDIR": "/tmp"}
 
 
 class StepFailed(Exception):
@@ -62,7 +78,7 @@ def to_plain(value: Any, depth: int = 0) -> Any:
                                                         else tuple.__iter__(value))]
     if kind is dict:
         items = list(dict.items(value))
-        if all(type(key) is str for key, _ in items):
+        if all(type(key) is str and not key.startswith("$") for key, _ in items):
             return {key: to_plain(item, depth + 1) for key, item in items}
         return {"$dict": [[to_plain(key, depth + 1), to_plain(item, depth + 1)]
                           for key, item in items]}
@@ -210,34 +226,53 @@ def run_driver(request: dict[str, Any], code_dir: str) -> dict[str, Any]:
     return {"exit": exit_code, "error": error}
 
 
-def child_main(request: dict[str, Any], code_dir: str, result_fd: int, uid: int | None) -> None:
-    """Runs in the forked child: set limits, redirect, run, hand the result back, exit."""
-    os.setsid()
-    test_dir = request["test_dir"]
+# ---------------------------------------------------------------- the test process
+
+
+def _read_to_end(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _keep_only(fds: set[int]) -> None:
+    """Close every descriptor but `fds` (and 0, 1, 2)."""
+    low = 0
+    for fd in sorted({0, 1, 2} | fds):
+        if low < fd:  # closerange(n, n) would close everything from n: it calls close_range(n, n-1)
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 20)
+
+
+def test_process(config: dict[str, Any], request_fd: int, result_fd: int, out_fd: int, err_fd: int,
+                 work_dir: str, namespaces: bool) -> None:
+    """Runs as the test: wait for the request, set limits, redirect, run, send back, exit."""
+    request = json.loads(_read_to_end(request_fd))
+    os.close(request_fd)
     limits = request["limits"]
-    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    stdin_path = request.get("stdin") or os.devnull
-    stdin_fd = os.open(stdin_path, os.O_RDONLY)
-    out_fd = os.open(os.path.join(test_dir, "stdout"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    err_fd = os.open(os.path.join(test_dir, "stderr"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.setsid()
+    for sig in (signal.SIGXFSZ, signal.SIGXCPU, signal.SIGPIPE, signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+    if namespaces:
+        confine.size_scratch(limits["scratch_bytes"], limits["scratch_files"])
+        work_dir = "/tmp"
+    stdin_fd = os.open(request.get("stdin") or os.devnull, os.O_RDONLY)
     os.dup2(stdin_fd, 0)
     os.dup2(out_fd, 1)
     os.dup2(err_fd, 2)
-    for fd in (stdin_fd, out_fd, err_fd):
-        os.close(fd)
-    os.chdir(test_dir)
-    cpu = max(1, int(limits["cpu_s"] + 0.999))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["output_bytes"], limits["output_bytes"]))
+    _keep_only({result_fd})
+    os.chdir(work_dir)
+    backstop = int(limits["cpu_s"] * 1.25) + 2  # the parent judges; the kernel only backs it up
+    resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["output_bytes"] + 1, limits["output_bytes"] + 1))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if uid is not None:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
+    with contextlib.suppress(OSError):
+        confine.drop_privileges()
+    os.environ.clear()
+    os.environ.update({**MINIMAL_ENV, "HOME": work_dir, "TMPDIR": work_dir, **request.get("env", {})})
+    code_dir = config["code_dir"]
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8",
                                  errors="replace")
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
@@ -259,46 +294,220 @@ def child_main(request: dict[str, Any], code_dir: str, result_fd: int, uid: int 
     os._exit(0)
 
 
-# ---------------------------------------------------------------- server side
-
-
-def resident_kb() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
-
-
-def read_all(fd: int, sink: list[bytes]) -> None:
-    size = 0
+def namespace_init(student: int, report_fd: int) -> None:
+    """Pid 1 of a test's namespace: reap everything, report the test's own status, then end."""
     while True:
-        chunk = os.read(fd, 65536)
-        if not chunk:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            status = -1
             break
-        size += len(chunk)
-        if size <= RESULT_CAP_BYTES:
-            sink.append(chunk)
-    os.close(fd)
+        except InterruptedError:
+            continue
+        if pid == student:
+            break
+    os.write(report_fd, f"{status}\n".encode())
+    os._exit(0)
+
+
+# ---------------------------------------------------------------- the fork server
+
+
+class Prepared:
+    """A test's processes, forked ahead and waiting for their request."""
+
+    def __init__(self, number: int, waited: int, request_fd: int, result_fd: int,
+                 report_fd: int | None) -> None:
+        self.number = number
+        self.waited = waited  # the namespace's init, or the test itself without namespaces
+        self.request_fd = request_fd
+        self.result_fd = result_fd
+        self.report_fd = report_fd
+
+
+class Server:
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.io_dir: str = config["io_dir"]
+        self.counter = 0
+        self.namespaces = bool(config.get("namespaces", True))
+        self.why = "" if self.namespaces else "namespaces were not asked for"
+        self.control_fds: set[int] = set()
+
+    # -- preparing a test
+
+    def prepare(self) -> Prepared:
+        """Fork the next test's processes; they wait for the request in a pipe read."""
+        self.counter += 1
+        number = self.counter
+        base = os.path.join(self.io_dir, str(number))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        out_fd = os.open(base + ".out", flags, 0o600)
+        err_fd = os.open(base + ".err", flags, 0o600)
+        work_dir = base + ".d"
+        if not self.namespaces:
+            os.mkdir(work_dir, 0o700)
+        request_r, request_w = os.pipe()
+        result_r, result_w = os.pipe()
+        report_r, report_w = os.pipe()
+        for fd in (request_w, result_r, report_r):
+            os.set_inheritable(fd, False)
+        child_fds = {request_r, result_w, report_w, out_fd, err_fd}
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _keep_only(child_fds)
+                if self.namespaces:
+                    self._enter(request_r, result_w, report_w, out_fd, err_fd)
+                else:
+                    os.close(report_w)
+                    test_process(self.config, request_r, result_w, out_fd, err_fd, work_dir, False)
+            except BaseException as error:
+                with contextlib.suppress(BaseException):
+                    os.write(report_w, f"error {error}\n".encode())
+            finally:
+                os._exit(70)
+        for fd in child_fds:
+            os.close(fd)
+        if not self.namespaces:
+            os.close(report_r)
+            return Prepared(number, pid, request_w, result_r, None)
+        reports = {}  # "init PID" (from the first child) and "student PID" (from init), any order
+        for _ in range(2):
+            kind, _, value = _read_line(report_r).strip().partition(" ")
+            reports[kind] = value
+            if kind not in ("init", "student"):
+                break
+        os.waitpid(pid, 0)
+        if not (reports.get("init", "").isdigit() and "student" in reports):
+            for fd in (request_w, result_r, report_r):
+                os.close(fd)
+            self.namespaces = False
+            self.why = reports.get("error") or "the test's namespaces failed"
+            return self.prepare()
+        return Prepared(number, int(reports["init"]), request_w, result_r, report_r)
+
+    def _enter(self, request_r: int, result_w: int, report_w: int, out_fd: int, err_fd: int) -> None:
+        """In the first child: enter the namespaces, seal the file system, fork init and test."""
+        in_user_namespace = confine.enter_namespaces(own_network=not self.config.get("sandboxed"))
+        kept = [self.config["code_dir"], *self.config.get("inputs", [])]
+        confine.seal_file_system([self.io_dir], kept, in_user_namespace)
+        init = os.fork()
+        if init == 0:
+            student = os.fork()
+            if student == 0:
+                os.close(report_w)
+                test_process(self.config, request_r, result_w, out_fd, err_fd, "/tmp", True)
+            for fd in (request_r, result_w, out_fd, err_fd):
+                os.close(fd)
+            os.write(report_w, f"student {student}\n".encode())
+            namespace_init(student, report_w)
+        os.write(report_w, f"init {init}\n".encode())
+        os._exit(0)
+
+    # -- running a test
+
+    def run(self, prepared: Prepared, request: bytes, control_in: io.BufferedReader,
+            control_out: io.BufferedWriter) -> None:
+        send(control_out, {"event": "started", "test": prepared.number})
+        go = control_in.readline()
+        if not go:
+            raise EOFError
+        started = time.monotonic()
+        with contextlib.suppress(OSError):
+            os.write(prepared.request_fd, request)
+        os.close(prepared.request_fd)
+        result = bytearray()
+        truncated = False
+        pidfd = os.pidfd_open(prepared.waited)
+        watched = [prepared.result_fd, pidfd]
+        status = usage = None
+        deadline = None
+        while prepared.result_fd in watched or status is None:
+            timeout: float | None = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = select.select(watched, [], [], timeout)[0]
+            if not ready:
+                break
+            if prepared.result_fd in ready:
+                chunk = os.read(prepared.result_fd, 65536)
+                if not chunk:
+                    watched.remove(prepared.result_fd)
+                elif len(result) + len(chunk) <= RESULT_CAP_BYTES:
+                    result += chunk
+                else:
+                    truncated = True
+            if pidfd in ready and status is None:
+                _, status, rusage = os.wait4(prepared.waited, 0)
+                usage = rusage
+                watched.remove(pidfd)
+                if prepared.report_fd is None:
+                    reap_strays(prepared.waited)
+                deadline = time.monotonic() + DRAIN_AFTER_EXIT_S
+        os.close(pidfd)
+        os.close(prepared.result_fd)
+        wall = time.monotonic() - started
+        assert status is not None and usage is not None
+        if prepared.report_fd is not None:
+            reported = _read_line(prepared.report_fd)
+            os.close(prepared.report_fd)
+            if reported.strip().lstrip("-").isdigit() and int(reported) >= 0:
+                status = int(reported)
+        send(control_out, {"event": "done", "test": prepared.number,
+                           "exit_code": os.waitstatus_to_exitcode(status),
+                           "cpu_s": usage.ru_utime + usage.ru_stime, "wall_s": wall,
+                           "maxrss_kb": usage.ru_maxrss, "result_bytes": len(result),
+                           "result_truncated": truncated}, bytes(result))
+
+    def serve(self) -> None:
+        confine.set_not_dumpable()
+        become_subreaper()
+        control_in = os.fdopen(os.dup(0), "rb")
+        control_out = os.fdopen(os.dup(1), "wb")
+        self.control_fds = {control_in.fileno(), control_out.fileno()}
+        for fd in self.control_fds:
+            os.set_inheritable(fd, False)
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.close(null)
+        prepared = self.prepare()
+        send(control_out, {"event": "ready", "pid": os.getpid(), "namespaces": self.namespaces,
+                           "why": self.why})
+        while request := control_in.readline():
+            self.run(prepared, request, control_in, control_out)
+            prepared = self.prepare()
+
+
+def _read_line(fd: int) -> str:
+    """One short line from a pipe, read a byte at a time so that nothing after it is consumed."""
+    data = b""
+    while not data.endswith(b"\n") and len(data) < 4096:
+        byte = os.read(fd, 1)
+        if not byte:
+            break
+        data += byte
+    return data.decode("utf-8", "replace")
+
+
+def send(stream: io.BufferedWriter, message: dict[str, Any], payload: bytes = b"") -> None:
+    stream.write(json.dumps(message).encode() + b"\n" + payload)
+    stream.flush()
 
 
 def become_subreaper() -> None:
     """Make orphaned descendants of a test our children, so none can escape the cleanup."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
+    confine.become_subreaper()
 
 
-def reap_strays(group: int) -> None:
-    """Kill the test's process group and every orphan left behind, then reap them all."""
+def reap_strays(pid: int) -> None:
+    """Without namespaces: kill the test's session and every orphan left behind, then reap them."""
     children_file = f"/proc/self/task/{os.getpid()}/children"
     for _ in range(1000):
         with contextlib.suppress(OSError):
-            os.killpg(group, signal.SIGKILL)
+            os.killpg(pid, signal.SIGKILL)
         try:
             with open(children_file) as listing:
-                strays = [int(pid) for pid in listing.read().split()]
+                strays = [int(stray) for stray in listing.read().split()]
         except OSError:
             strays = []
         if not strays:
@@ -311,69 +520,12 @@ def reap_strays(group: int) -> None:
                 os.waitpid(stray, 0)
 
 
-def serve(code_dir: str, uid: int | None) -> None:
-    become_subreaper()
-    control_in = os.fdopen(os.dup(0), "r")
-    control_out = os.fdopen(os.dup(1), "w")
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    control_out.write(json.dumps({"event": "ready"}) + "\n")
-    control_out.flush()
-    for line in control_in:
-        request = json.loads(line)
-        reader_fd, writer_fd = os.pipe()
-        go_reader, go_writer = os.pipe()
-        baseline = resident_kb()
-        started = time.monotonic()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                control_in.close()
-                control_out.close()
-                os.close(reader_fd)
-                os.close(go_writer)
-                os.read(go_reader, 1)  # no student code runs before the parent knows of the test
-                os.close(go_reader)
-                child_main(request, code_dir, writer_fd, uid)
-            finally:
-                os._exit(70)
-        os.close(writer_fd)
-        os.close(go_reader)
-        chunks: list[bytes] = []
-        reader = threading.Thread(target=read_all, args=(reader_fd, chunks), daemon=True)
-        reader.start()
-        started_message = {"event": "started", "pid": pid, "baseline_kb": baseline}
-        control_out.write(json.dumps(started_message) + "\n")
-        control_out.flush()
-        os.write(go_writer, b"g")
-        os.close(go_writer)
-        _, status, usage = os.wait4(pid, 0)
-        wall = time.monotonic() - started
-        reap_strays(pid)
-        reader.join(timeout=2.0)
-        raw = b"".join(chunks) if not reader.is_alive() else b""
-        answer = {
-            "event": "done",
-            "exit_code": os.waitstatus_to_exitcode(status),
-            "cpu_s": usage.ru_utime + usage.ru_stime,
-            "wall_s": wall,
-            "maxrss_kb": usage.ru_maxrss,
-            "baseline_kb": baseline,
-            "result": raw.decode("utf-8", "replace") if raw else None,
-            "result_too_big": sum(map(len, chunks)) >= RESULT_CAP_BYTES,
-        }
-        control_out.write(json.dumps(answer) + "\n")
-        control_out.flush()
-
-
 def main() -> None:
-    code_dir = os.path.realpath(sys.argv[1])
-    uid = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] != "-" else None
-    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != os.path.dirname(
-        os.path.realpath(__file__))]
+    config = json.loads(sys.argv[1])
+    here = os.path.dirname(os.path.realpath(__file__))
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != here]
     sys.dont_write_bytecode = True
-    serve(code_dir, uid)
+    Server(config).serve()
 
 
 if __name__ == "__main__":

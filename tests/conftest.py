@@ -1,4 +1,8 @@
-"""Shared fixtures: throw-away exercises built in a temporary project root."""
+"""Shared fixtures: throw-away exercises built in a temporary project root.
+
+Tests marked `bwrap` need the bubblewrap sandbox and are skipped, with one line saying why, where it
+cannot run; every other test that grades names its sandbox (`process`) itself.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,18 @@ import pytest
 
 from grader.grade import GradeReport, grade
 from grader.record import record
+from grader.sandbox import bwrap_works
 from grader.suite import load_suite
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a test marked `bwrap` before its fixtures when bubblewrap cannot build a sandbox here."""
+    if item.get_closest_marker("bwrap") is None:
+        return
+    problem = bwrap_works()
+    if problem is not None:
+        pytest.skip("; ".join(line.strip() for line in problem.splitlines() if line.strip()))
 
 
 @pytest.fixture
@@ -27,10 +42,10 @@ Build = Callable[..., GradeReport]
 
 @pytest.fixture
 def grade_toy(project: Path) -> Build:
-    """Write a one-module exercise `toy`, record it from `reference`, grade `student`."""
+    """Write a one-module exercise `toy`, record it from `reference`, grade `student` (under `sandbox`)."""
 
     def build(suite: str, reference: str, student: str, given: dict[str, str] | None = None,
-              inputs: dict[str, str] | None = None) -> GradeReport:
+              inputs: dict[str, str] | None = None, *, sandbox: str = "process") -> GradeReport:
         (project / "exercises" / "toy").mkdir(exist_ok=True)
         (project / "reference" / "toy").mkdir(exist_ok=True)
         (project / "fixtures" / "toy").mkdir(exist_ok=True)
@@ -47,6 +62,6 @@ def grade_toy(project: Path) -> Build:
         submission = project / "student"
         submission.mkdir(exist_ok=True)
         (submission / "toy.py").write_text(textwrap.dedent(student))
-        return grade(loaded, submission)
+        return grade(loaded, submission, sandbox=sandbox)
 
     return build

@@ -28,7 +28,8 @@ def small_class(tmp_path: Path) -> Path:
 
 def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert main(["grade", "bitgrid", str(small_class), "--batch", "-j", "2", "--out", str(out)]) == 0
+    assert main(["grade", "bitgrid", str(small_class), "--batch", "-j", "2", "--out", str(out),
+                 "--sandbox", "process"]) == 0
     students = {"alice", "bob", "carol", "erin", "frank"}
     assert {p.parent.name for p in out.glob("*/results.json")} == students
     lines = (out / "grades.csv").read_text().splitlines()
@@ -45,10 +46,10 @@ def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path)
 def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: Path) -> None:
     reference_out = tmp_path / "whole"
     assert main(["grade", "bitgrid", str(small_class), "--batch", "-j", "1",
-                 "--out", str(reference_out)]) == 0
+                 "--out", str(reference_out), "--sandbox", "process"]) == 0
     out = tmp_path / "interrupted"
     command = [sys.executable, "-m", "grader", "grade", "bitgrid", str(small_class), "--batch",
-               "-j", "1", "--out", str(out)]
+               "-j", "1", "--out", str(out), "--sandbox", "process"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     deadline = time.monotonic() + 60
@@ -60,7 +61,7 @@ def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: 
     assert finished, "the batch finished nothing before it was killed"
     before = {name: (out / name / "results.json").stat().st_mtime_ns for name in finished}
     assert main(["grade", "bitgrid", str(small_class), "--batch", "--resume", "-j", "2",
-                 "--out", str(out)]) == 0
+                 "--out", str(out), "--sandbox", "process"]) == 0
     for name, mtime in before.items():
         assert (out / name / "results.json").stat().st_mtime_ns == mtime, f"{name} was regraded"
     assert (out / "grades.csv").read_text() == (reference_out / "grades.csv").read_text()
@@ -70,11 +71,12 @@ def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: 
 def test_batch_rejects_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lone = tmp_path / "lone.txt"
     lone.write_text("x")
-    assert main(["grade", "bitgrid", str(lone), "--batch"]) == 3
+    assert main(["grade", "bitgrid", str(lone), "--batch", "--sandbox", "process"]) == 3
     assert "a batch is a folder of submissions" in capsys.readouterr().err
 
 
 @pytest.mark.slow
+@pytest.mark.bwrap
 def test_hostile_class_under_load(tmp_path: Path) -> None:
     """One in five submissions hostile, -j 2: every row present, honest scores as graded alone."""
     import psutil

@@ -25,7 +25,7 @@ def test_plain_boardgame_student_gets_full_marks(tmp_path: Path) -> None:
     results_file = tmp_path / "results.json"
     subprocess.run(
         [str(GRADER), "grade", "boardgame", str(ROOT / "fixtures/boardgame/right/plain-student"),
-         "--results", str(results_file)],
+         "--results", str(results_file), "--sandbox", "process"],
         check=True, capture_output=True, cwd=ROOT)
     results = json.loads(results_file.read_text())
     verdicts = {test["name"]: test["extra_data"]["verdict"] for test in results["tests"]}

@@ -39,7 +39,7 @@ def test_list_shows_every_exercise() -> None:
 
 
 def test_check_grades_the_working_copy_with_visible_tests() -> None:
-    check = _grader("check", "bitgrid")
+    check = _grader("check", "bitgrid", "--sandbox", "process")
     assert check.returncode == 0
     assert "hidden" not in check.stdout
     assert "Score: 0 / 17" in check.stdout

@@ -22,7 +22,8 @@ GRADER = Path(sys.executable).parent / "grader"
 def grade(exercise: str, submission: Path, tmp_path: Path) -> dict[str, object]:
     results = tmp_path / "results.json"
     subprocess.run(
-        [str(GRADER), "grade", exercise, str(submission), "--results", str(results)],
+        [str(GRADER), "grade", exercise, str(submission), "--results", str(results),
+         "--sandbox", "process"],
         check=True,
         capture_output=True,
         cwd=ROOT,

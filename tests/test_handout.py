@@ -53,7 +53,7 @@ def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:
 
     handout = tmp_path / "handout"
     make_handout(load_suite("bitgrid"), handout)
-    check = [sys.executable, "-m", "grader", "check", "bitgrid"]
+    check = [sys.executable, "-m", "grader", "check", "bitgrid", "--sandbox", "process"]
     stubs = subprocess.run(check, cwd=handout, env=_env_without_root(), capture_output=True,
                            text=True, timeout=300)
     assert stubs.returncode == 0, stubs.stderr

@@ -21,14 +21,14 @@ SAMPLES = project_root() / "samples" / "bitgrid"
 
 @pytest.fixture(scope="module")
 def bob_report():  # type: ignore[no-untyped-def]
-    return grade(load_suite("bitgrid"), SAMPLES / "bob")
+    return grade(load_suite("bitgrid"), SAMPLES / "bob", sandbox="process")
 
 
 def test_results_json_follows_gradescope(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
     junit = tmp_path / "junit.xml"
     assert main(["grade", "bitgrid", str(SAMPLES / "bob"), "--results", str(results),
-                 "--junit", str(junit)]) == 0
+                 "--junit", str(junit), "--sandbox", "process"]) == 0
     data = json.loads(results.read_text())
     assert set(data) >= {"score", "tests"}
     suite = load_suite("bitgrid").suite
@@ -69,6 +69,6 @@ def test_terminal_report_lists_every_test(bob_report) -> None:  # type: ignore[n
 
 
 def test_public_grading_skips_hidden_tests() -> None:
-    report = grade(load_suite("bitgrid"), SAMPLES / "alice", public_only=True)
+    report = grade(load_suite("bitgrid"), SAMPLES / "alice", public_only=True, sandbox="process")
     assert report.results and all(r.visibility == "visible" for r in report.results)
     assert report.score == report.max_score

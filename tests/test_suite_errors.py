@@ -64,7 +64,7 @@ def test_cli_reports_a_bad_suite_without_traceback(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "toy.yaml"
     path.write_text(BROKEN["unknown-test-key"][0])
-    code = main(["grade", str(path), str(tmp_path)])
+    code = main(["grade", str(path), str(tmp_path), "--sandbox", "process"])
     captured = capsys.readouterr()
     assert code == EXIT_BAD_INPUT
     assert "unknown key" in captured.err and "Traceback" not in captured.err + captured.out
@@ -77,13 +77,13 @@ def test_cli_usage_error_exits_2() -> None:
 
 
 def test_cli_missing_submission(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["grade", "bitgrid", "/nonexistent/submission"])
+    code = main(["grade", "bitgrid", "/nonexistent/submission", "--sandbox", "process"])
     assert code == EXIT_BAD_INPUT
     assert "/nonexistent/submission: no such file or folder" in capsys.readouterr().err
 
 
 def test_cli_unknown_exercise(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["grade", "no-such-exercise", "."])
+    code = main(["grade", "no-such-exercise", ".", "--sandbox", "process"])
     assert code == EXIT_BAD_INPUT
     assert "no suite for exercise 'no-such-exercise'" in capsys.readouterr().err
 

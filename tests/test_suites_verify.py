@@ -10,6 +10,7 @@ from tests.support import SUITE_NAMES
 
 
 @pytest.mark.slow
+@pytest.mark.bwrap
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("exercise", SUITE_NAMES)
 def test_suite_verifies(exercise: str) -> None:

@@ -1,0 +1,216 @@
+"""The per-test boundary: namespaces, a sealed file system, private scratch space, no privileges.
+
+Standard library only (ctypes reaches the Linux calls that Python 3.11 lacks). The fork server
+(worker.py) imports it before it removes its own folder from `sys.path`; each test process calls,
+in this order:
+
+1. `enter_namespaces` (in a child of the fork server, before the test's own process exists):
+   new pid, mount, IPC and (outside bubblewrap) network namespaces; a user namespace too when the
+   grader is not real root. The test's processes then cannot see, signal or trace anything
+   outside their own pid namespace, and everything in it dies with the namespace's first process.
+2. `seal_file_system`: mounts stop propagating; the whole tree becomes read-only and nosuid
+   (nodev as well when real root, with a fresh /dev holding only null, zero, full, random and
+   urandom); /proc shows only the test's own processes (or nothing, where the kernel refuses a
+   new proc inside a user namespace); the folders in `hidden` (the fork server's I/O folder) are
+   covered with empty read-only mounts.
+   /tmp is a fresh tmpfs; the test's code and inputs stay visible, read-only, where they were.
+3. `size_scratch`: /tmp, the only writable place, is capped in bytes and files; the kernel
+   charges its pages to the test's memory cgroup, so written files count as memory.
+4. `drop_privileges`: empty capability sets and bounding set, no_new_privs: nothing the test
+   runs can regain a privilege, undo a mount or leave the namespaces.
+
+Each step raises `ConfineError` when the kernel refuses; the fork server then runs tests without
+namespaces and says so (see docs/isolation.md for what each mode guarantees).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY = 0x1
+MS_NOSUID = 0x2
+MS_NODEV = 0x4
+MS_NOEXEC = 0x8
+MS_REC = 0x4000
+MS_PRIVATE = 0x40000
+MS_REMOUNT = 0x20
+MS_REMOUNT_BIND = 0x20 | 0x1000  # MS_REMOUNT | MS_BIND: change the flags of an existing mount
+
+MOUNT_ATTR_RDONLY = 0x1
+MOUNT_ATTR_NOSUID = 0x2
+MOUNT_ATTR_NODEV = 0x4
+AT_FDCWD = -100
+AT_RECURSIVE = 0x8000
+SYS_MOUNT_SETATTR = 442  # the same number on every architecture (added after the syscall table merge)
+
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP = 24
+PR_SET_DUMPABLE = 4
+CAP_LAST_CAP = 63
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9)}
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class ConfineError(OSError):
+    """The kernel refused a step of the boundary."""
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _check(result: int, what: str) -> None:
+    """Raise ConfineError naming `what` when a libc call returned -1."""
+    if result != 0:
+        error = ctypes.get_errno()
+        raise ConfineError(error, f"{what}: {os.strerror(error)}")
+
+
+def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str = "") -> None:
+    _check(_libc.mount(source.encode() if source else None, target.encode(),
+                       kind.encode() if kind else None, ctypes.c_ulong(flags),
+                       data.encode() if data else None), f"mount {target}")
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def set_not_dumpable() -> None:
+    """Keep processes of the same user from reading our memory, descriptors or /proc entries."""
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def enter_namespaces(own_network: bool) -> bool:
+    """Unshare the test's namespaces; True when a user namespace was needed for it."""
+    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNET if own_network else 0)
+    if os.geteuid() == 0 and _libc.unshare(flags) == 0:
+        return False
+    uid, gid = os.geteuid(), os.getegid()
+    _check(_libc.unshare(flags | CLONE_NEWUSER), "unshare")
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    return True
+
+
+def _mount_setattr(path: str, attributes: int) -> None:
+    attr = _MountAttr(attr_set=attributes)
+    result = _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE,
+                           ctypes.byref(attr), ctypes.sizeof(attr))
+    _check(0 if result == 0 else -1, f"mount_setattr {path}")
+
+
+OPEN_TREE_CLONE = 0x1
+OPEN_TREE_CLOEXEC = 0o2000000
+MOVE_MOUNT_F_EMPTY_PATH = 0x4
+SYS_OPEN_TREE = 428
+SYS_MOVE_MOUNT = 429
+SCRATCH_FLAGS = MS_NOSUID | MS_NODEV
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _cover(target: str, options: str, flags: int, kept: list[str]) -> None:
+    """Mount a fresh tmpfs on `target`, keeping the folders of `kept` below it where they were."""
+    clones = []
+    for path in kept:
+        if _under(path, target):
+            fd = _libc.syscall(SYS_OPEN_TREE, AT_FDCWD, path.encode(),
+                               OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE)
+            _check(0 if fd >= 0 else -1, f"open_tree {path}")
+            clones.append((path, fd))
+    _mount("tmpfs", target, "tmpfs", flags, options)
+    for path, fd in clones:
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        result = _libc.syscall(SYS_MOVE_MOUNT, fd, b"", AT_FDCWD, path.encode(),
+                               MOVE_MOUNT_F_EMPTY_PATH)
+        os.close(fd)
+        _check(0 if result == 0 else -1, f"move_mount {path}")
+
+
+def _fresh_dev(kept: list[str]) -> None:
+    """A /dev with only the harmless character devices (real root only: it needs mknod)."""
+    _cover("/dev", "size=64k,nr_inodes=64,mode=0755", MS_NOSUID | MS_NOEXEC, kept)
+    for name, (major, minor) in DEVICES.items():
+        os.mknod(f"/dev/{name}", 0o666 | 0o020000, os.makedev(major, minor))
+        os.chmod(f"/dev/{name}", 0o666)
+    os.makedirs("/dev/shm", 0o1777, exist_ok=True)
+    _mount(None, "/dev", None, MS_REMOUNT_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+
+
+def seal_file_system(hidden: list[str], kept: list[str], in_user_namespace: bool) -> None:
+    """Read-only everything, a private /proc and /tmp, `hidden` folders covered by empty mounts.
+
+    `kept` are folders the test needs (its code and inputs) that may lie below /tmp or /dev:
+    they are carried over, read-only, onto the fresh mounts.
+    """
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    if in_user_namespace:
+        _mount_setattr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID)
+    else:
+        _mount_setattr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+        _fresh_dev(kept)
+    _cover("/tmp", "size=64m,nr_inodes=512,mode=1777", SCRATCH_FLAGS, kept)
+    for folder in hidden:
+        if os.path.isdir(folder):  # below /tmp, it is gone already
+            _mount("tmpfs", folder, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   "size=4k,nr_inodes=1,mode=0500")
+    try:
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except ConfineError:
+        # Inside a user namespace the kernel only allows a new proc where an unobstructed one is
+        # already mounted; bubblewrap's has read-only overlays. The test then sees no /proc at all.
+        _mount("tmpfs", "/proc", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+               "size=4k,nr_inodes=1,mode=0555")
+
+
+def size_scratch(size_bytes: int, files: int) -> None:
+    """Cap the test's private /tmp (its only writable place) in bytes and files."""
+    _mount(None, "/tmp", None, MS_REMOUNT | SCRATCH_FLAGS,
+           f"size={max(size_bytes, 4096)},nr_inodes={max(files, 16)}")
+
+
+def drop_privileges() -> None:
+    """No capability in any set, none to regain through exec, no setuid programs."""
+    for capability in range(CAP_LAST_CAP + 1):
+        if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
+            break  # EINVAL: past the kernel's last capability
+    header = _CapHeader(version=LINUX_CAPABILITY_VERSION_3, pid=0)
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> None:
+    """Orphaned descendants become our children (and so are ours to kill and reap)."""
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
