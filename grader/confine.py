@@ -10,9 +10,9 @@ in this order:
    outside their own pid namespace, and everything in it dies with the namespace's first process.
 2. `seal_file_system`: mounts stop propagating; the whole tree becomes read-only and nosuid
    (nodev as well when real root, with a fresh /dev holding only null, zero, full, random and
-   urandom); /proc shows only the test's own processes (or nothing, where the kernel refuses a
-   new proc inside a user namespace); the folders in `hidden` (the fork server's I/O folder) are
-   covered with empty read-only mounts.
+   urandom); the folders in `hidden` (the fork server's I/O folder) are covered with empty
+   read-only mounts. Then `private_proc`, in the namespace's first process: /proc shows only the
+   test's own processes (or nothing, where the kernel refuses a new proc in a user namespace).
    /tmp is a fresh tmpfs; the test's code and inputs stay visible, read-only, where they were.
 3. `size_scratch`: /tmp, the only writable place, is capped in bytes and files; the kernel
    charges its pages to the test's memory cgroup, so written files count as memory.
@@ -166,7 +166,7 @@ def _fresh_dev(kept: list[str]) -> None:
 
 
 def seal_file_system(hidden: list[str], kept: list[str], in_user_namespace: bool) -> None:
-    """Read-only everything, a private /proc and /tmp, `hidden` folders covered by empty mounts.
+    """Read-only everything, a private /tmp, `hidden` folders covered by empty mounts.
 
     `kept` are folders the test needs (its code and inputs) that may lie below /tmp or /dev:
     they are carried over, read-only, onto the fresh mounts.
@@ -182,11 +182,17 @@ def seal_file_system(hidden: list[str], kept: list[str], in_user_namespace: bool
         if os.path.isdir(folder):  # below /tmp, it is gone already
             _mount("tmpfs", folder, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                    "size=4k,nr_inodes=1,mode=0500")
+
+
+def private_proc() -> None:
+    """A /proc of the test's own pid namespace (call it as that namespace's first process).
+
+    Inside a user namespace the kernel only allows a new proc where an unobstructed one is
+    already mounted; bubblewrap's has read-only overlays. The test then sees no /proc at all.
+    """
     try:
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        _mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except ConfineError:
-        # Inside a user namespace the kernel only allows a new proc where an unobstructed one is
-        # already mounted; bubblewrap's has read-only overlays. The test then sees no /proc at all.
         _mount("tmpfs", "/proc", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                "size=4k,nr_inodes=1,mode=0555")
 

@@ -152,24 +152,25 @@ def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
     """
     if outcome.worker_failure:
         return Judgement(Verdict.JE, outcome.worker_failure)
-    if outcome.killed_for == "memory" or outcome.peak_mb > limits.memory_mb:
+    killed = outcome.killed_for
+    output_cap = limits.output_kb * 1024
+    if killed == "output" or (killed is None and (len(outcome.stdout) > output_cap
+                                                   or outcome.exit_code == -signal.SIGXFSZ)):
+        return Judgement(Verdict.OLE, f"wrote more than {limits.output_kb:g} kB of output")
+    if killed == "memory" or (killed is None and outcome.peak_mb > limits.memory_mb):
         return Judgement(Verdict.MLE, f"used more than {limits.memory_mb:g} MB of memory "
                          f"(at least {max(outcome.peak_mb, limits.memory_mb):.1f} MB)")
-    if outcome.killed_for == "cpu" or outcome.cpu_s > limits.cpu_s:
+    if killed == "cpu" or (killed is None and (outcome.cpu_s > limits.cpu_s
+                                               or outcome.exit_code == -signal.SIGXCPU)):
         return Judgement(Verdict.TLE, f"used more than {limits.cpu_s:g} s of CPU time "
                          f"(stopped at {max(outcome.cpu_s, limits.cpu_s):.2f} s)")
-    if outcome.killed_for == "wall":
+    if killed == "wall":
         return Judgement(Verdict.TLE, f"still running after {limits.wall_s:g} s of wall-clock "
                          f"time, the safety limit, having used {outcome.cpu_s:.2f} s of its "
                          f"{limits.cpu_s:g} s of CPU time (waiting or asleep)")
-    if outcome.killed_for == "output" or len(outcome.stdout) > limits.output_kb * 1024 \
-            or outcome.exit_code == -signal.SIGXFSZ:
-        return Judgement(Verdict.OLE, f"wrote more than {limits.output_kb:g} kB of output")
-    if outcome.killed_for == "processes":
-        return Judgement(Verdict.RTE, f"started more than {limits.processes} process(es) or "
-                         f"threads beyond what the kernel allows a test")
-    if outcome.exit_code == -signal.SIGXCPU:
-        return Judgement(Verdict.TLE, f"used more than {limits.cpu_s:g} s of CPU time")
+    if killed == "processes":
+        return Judgement(Verdict.RTE, f"started more than {limits.processes} process(es), or "
+                         f"more threads than the kernel allows a test")
     if outcome.result is None:
         code = outcome.exit_code
         how = (f"was killed by signal {_signal_name(-code)}" if code is not None and code < 0

@@ -219,7 +219,8 @@ class ForkServer:
         self.scratch = scratch
         self.sandbox = sandbox
         self.inputs = inputs
-        self.env = {**MINIMAL_ENV, **(env or {})}
+        self.suite_env = dict(env or {})
+        self.env = {**MINIMAL_ENV, **self.suite_env}
         self.io_dir = scratch / "io"
         self.process: subprocess.Popen[bytes] | None = None
         self.channel: Channel | None = None
@@ -298,7 +299,7 @@ class ForkServer:
             self.start()
         outcome = RunOutcome(limits=limits)
         request = {**request, "stdin": str(stdin_file) if stdin_file else None,
-                   "env": {}, "limits": {
+                   "env": self.suite_env, "limits": {
                        "cpu_s": limits.cpu_s, "output_bytes": int(limits.output_kb * 1024),
                        "scratch_bytes": int(limits.scratch_mb * 1024 * 1024),
                        "scratch_files": limits.scratch_files}}
@@ -394,14 +395,14 @@ class Test:
         processes = (len(cgroup.processes()) - (1 if self.init else 0) if cgroup is not None
                      else len(tree))
         output_cap = limits.output_kb * 1024
+        if _file_size(self.out_fd) > output_cap or _file_size(self.err_fd) > output_cap:
+            return "output"  # before memory: a flood's pages are charged to the test's memory too
         if memory_kb > limits.memory_mb * 1024:
             return "memory"
         if cpu > limits.cpu_s:
             return "cpu"
         if processes > limits.processes or (cgroup is not None and cgroup.refused_forks()):
             return "processes"
-        if _file_size(self.out_fd) > output_cap or _file_size(self.err_fd) > output_cap:
-            return "output"
         if time.monotonic() - started > limits.wall_s:
             return "wall"
         return None

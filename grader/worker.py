@@ -266,7 +266,9 @@ def test_process(config: dict[str, Any], request_fd: int, result_fd: int, out_fd
     os.chdir(work_dir)
     backstop = int(limits["cpu_s"] * 1.25) + 2  # the parent judges; the kernel only backs it up
     resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["output_bytes"] + 1, limits["output_bytes"] + 1))
+    # stdout's own cap is the parent's to judge; the kernel caps any one file at the larger space
+    largest = max(limits["output_bytes"], limits["scratch_bytes"]) + 1
+    resource.setrlimit(resource.RLIMIT_FSIZE, (largest, largest))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     with contextlib.suppress(OSError):
         confine.drop_privileges()
@@ -394,6 +396,7 @@ class Server:
         confine.seal_file_system([self.io_dir], kept, in_user_namespace)
         init = os.fork()
         if init == 0:
+            confine.private_proc()
             student = os.fork()
             if student == 0:
                 os.close(report_w)

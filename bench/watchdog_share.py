@@ -1,0 +1,121 @@
+"""Benchmark: the watchdog's own CPU as a share of the test's CPU (issue 11), idle and under load.
+
+Grades the weighted reference's heaviest tests, task4-4-7 (~1.8 s of CPU) and task2-4-7 (~5.5 s),
+each `--runs` times through `Grader.run_test`, and compares the grader process's own CPU time
+(`time.process_time()`: this process only, so neither the fork server nor the test) with the
+test's `cpu_s`. What is counted is everything the parent does for the test: the watchdog's
+sampling, collecting the output, reading the expectations and comparing the transcript, so it
+is an upper bound of the watchdog alone. Then the same with two busy loops per core running
+(each in a session of its own, as independent jobs are, so the kernel's autogroup scheduling
+gives each its share).
+
+    .venv/bin/python bench/watchdog_share.py [--runs N] [--tests task4-4-7 task2-4-7]
+
+Target: under 5 % of the test's CPU, idle and under load. Prints figures; asserts no times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grader import runner  # noqa: E402
+from grader.cgroup import hierarchies  # noqa: E402
+from grader.grade import Grader, prepared_submission, select_tests  # noqa: E402
+from grader.paths import reference_dir  # noqa: E402
+from grader.suite import load_suite  # noqa: E402
+
+TARGET_PERCENT = 5.0
+LOOPS_PER_CORE = 2
+BUSY_LOOP = ("import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n"
+             "    for _ in range(100_000): pass\n")
+
+
+@contextmanager
+def busy_loops() -> Iterator[int]:
+    """Two busy-loop processes per core for the duration of the block; yields how many."""
+    loops: list[subprocess.Popen[bytes]] = []
+    try:
+        for _ in range(LOOPS_PER_CORE * (os.cpu_count() or 1)):
+            loops.append(subprocess.Popen([sys.executable, "-c", BUSY_LOOP],
+                                          stdin=subprocess.DEVNULL, start_new_session=True))
+        time.sleep(1.0)  # let them reach full speed
+        yield len(loops)
+    finally:
+        for loop in loops:
+            loop.kill()
+        for loop in loops:
+            loop.wait()
+
+
+SAMPLES = [0]
+
+
+def _counting(sample: Callable[[runner.Test, float], str | None]) \
+        -> Callable[[runner.Test, float], str | None]:
+    """The watchdog's sampling step, counted (to tell the per-sample cost from the fixed one)."""
+
+    def counted(self: runner.Test, started: float) -> str | None:
+        SAMPLES[0] += 1
+        return sample(self, started)
+
+    return counted
+
+
+def load() -> str:
+    return "load " + " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def measure(label: str, names: list[str], runs: int, sandbox: str | None) -> None:
+    loaded = load_suite("weighted")
+    tests = select_tests(loaded, False, names)
+    with prepared_submission(loaded, reference_dir("weighted")) as (prepared, scratch), \
+            Grader(loaded, prepared, scratch, sandbox=sandbox) as grader:
+        for test in tests:
+            own, cpu, wall, shares, verdicts, samples = [], [], [], [], [], []
+            for _ in range(runs):
+                SAMPLES[0] = 0
+                before = time.process_time()
+                judgement, outcome, _ = grader.run_test(test)
+                spent = time.process_time() - before
+                assert outcome is not None, judgement.message
+                own.append(spent)
+                cpu.append(outcome.cpu_s)
+                wall.append(outcome.wall_s)
+                shares.append(100 * spent / outcome.cpu_s)
+                verdicts.append(judgement.verdict.value)
+                samples.append(SAMPLES[0])
+            median = statistics.median
+            print(f"{label}, {grader.sandbox}: {test.name}: grader {median(own) * 1000:.1f} ms CPU "
+                  f"for {median(cpu):.2f} s of test CPU ({median(wall):.2f} s wall, "
+                  f"{median(samples):.0f} samples): median share {median(shares):.2f} % (runs: "
+                  f"{', '.join(f'{share:.2f}' for share in shares)} %; verdicts "
+                  f"{' '.join(verdicts)}) (target < {TARGET_PERCENT:g} %); {load()}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tests", nargs="+", default=["task4-4-7", "task2-4-7"])
+    parser.add_argument("--sandbox", default=None, help="default: $GRADER_SANDBOX, else bwrap")
+    args = parser.parse_args()
+    runner.Test._sample = _counting(runner.Test._sample)  # type: ignore[method-assign,assignment]
+    measured = ", ".join(sorted(set(hierarchies()) - {"kill"})) or "none (wait4 and /proc)"
+    print(f"cgroup controllers used for tests: {measured}; {os.cpu_count()} cores; {load()}")
+    measure("idle", args.tests, args.runs, args.sandbox)
+    with busy_loops() as count:
+        measure(f"under {count} busy loops", args.tests, args.runs, args.sandbox)
+
+
+if __name__ == "__main__":
+    main()
