@@ -275,6 +275,22 @@ class ForkServer:
             pid = children[0]
         return pid
 
+    def send(self, data: bytes) -> None:
+        """Write to the fork server's stdin, giving up (ServerFault) if it stops reading."""
+        assert self.process is not None and self.process.stdin is not None
+        fd = self.process.stdin.fileno()
+        os.set_blocking(fd, False)
+        deadline = time.monotonic() + ANSWER_TIMEOUT_S
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([], [fd], [], remaining)[1]:
+                raise ServerFault("the fork server stopped reading its requests")
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+
     def stop(self) -> None:
         if self.process is None:
             return
@@ -333,15 +349,13 @@ class Test:
         assert server.process is not None and server.process.stdin is not None
         assert server.channel is not None
         try:
-            server.process.stdin.write(json.dumps(self.request).encode() + b"\n")
-            server.process.stdin.flush()
+            server.send(json.dumps(self.request).encode() + b"\n")
             started = server.channel.message(time.monotonic() + ANSWER_TIMEOUT_S)
             if started is None or started.get("event") != "started":
                 raise ServerFault("the fork server did not start the test")
             self.number = _number(started, "test", int)
             self._enclose()
-            server.process.stdin.write(b'{"go": true}\n')
-            server.process.stdin.flush()
+            server.send(b'{"go": true}\n')
             done = self._watch(time.monotonic())
             self._collect(done)
         finally:

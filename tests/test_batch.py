@@ -99,6 +99,8 @@ def test_hostile_class_under_load(tmp_path: Path) -> None:
     for student, origin in origins.items():
         if not origin.startswith("hostile"):
             assert results[student]["score"] == alone[origin], student
+        elif origin == "hostile:kills_server":  # alice's code: its kill reaches only its own init
+            assert results[student]["score"] == grade(loaded, SAMPLES / "alice").score
         else:
             assert results[student]["score"] < results[student]["extra_data"]["max_score"]
     assert {p.pid for p in psutil.Process().children(recursive=True)} <= ours_before
