@@ -161,8 +161,8 @@ class TestCgroup:
         self.folders = folders  # controller -> (folder, version)
 
     @classmethod
-    def create(cls, memory_bytes: int, tasks: int) -> TestCgroup | None:
-        """A fresh group with hard backstops, or None where cgroups are not ours to make."""
+    def create(cls) -> TestCgroup | None:
+        """A fresh, empty group, or None where cgroups are not ours to make."""
         found = hierarchies()
         if not found:
             return None
@@ -181,16 +181,18 @@ class TestCgroup:
                     continue
                 made[hierarchy.base] = folder
             folders[controller] = (made[hierarchy.base], hierarchy.version)
-        group = cls(folders)
-        if "memory" in folders:
-            folder, version = folders["memory"]
+        return cls(folders)
+
+    def set_limits(self, memory_bytes: int, tasks: int) -> None:
+        """The kernel's hard backstops: memory (no swap) and tasks (threads count)."""
+        if "memory" in self.folders:
+            folder, version = self.folders["memory"]
             _write(folder / ("memory.limit_in_bytes" if version == 1 else "memory.max"),
                    str(memory_bytes))
             if version == 2:
                 _write(folder / "memory.swap.max", "0")
-        if "pids" in folders:
-            _write(folders["pids"][0] / "pids.max", str(tasks))
-        return group
+        if "pids" in self.folders:
+            _write(self.folders["pids"][0] / "pids.max", str(tasks))
 
     @property
     def measures(self) -> set[str]:
@@ -214,18 +216,18 @@ class TestCgroup:
 
     def memory_bytes(self) -> int | None:
         """Memory charged to the test now (anonymous, page cache, tmpfs, kernel)."""
-        if "memory" not in self.folders:
-            return None
-        folder, version = self.folders["memory"]
-        text = _read(folder / ("memory.usage_in_bytes" if version == 1 else "memory.current"))
-        return int(text) if text.strip().isdigit() else None
+        return self._memory_counter("memory.usage_in_bytes", "memory.current")
 
     def memory_peak_bytes(self) -> int | None:
+        """The most memory charged to the test at any moment."""
+        return self._memory_counter("memory.max_usage_in_bytes", "memory.peak")
+
+    def _memory_counter(self, v1_name: str, v2_name: str) -> int | None:
         if "memory" not in self.folders:
             return None
         folder, version = self.folders["memory"]
-        text = _read(folder / ("memory.max_usage_in_bytes" if version == 1 else "memory.peak"))
-        return int(text) if text.strip().isdigit() else None
+        text = _read(folder / (v1_name if version == 1 else v2_name)).strip()
+        return int(text) if text.isdigit() else None
 
     def oom_kills(self) -> int:
         if "memory" not in self.folders:

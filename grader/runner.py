@@ -27,7 +27,7 @@ from grader.sandbox import bwrap_prefix, interpreter
 from grader.suite import Limits
 
 WORKER_FILES = ("worker.py", "confine.py")
-SAMPLE_INTERVALS_S = ((1.0, 0.01), (10.0, 0.02), (float("inf"), 0.05))
+SAMPLE_INTERVALS_S = ((0.25, 0.01), (2.0, 0.02), (float("inf"), 0.05))  # (until s, every s)
 THREAD_ALLOWANCE = 64
 HEADER_CAP_BYTES = 64 * 1024
 RESULT_CAP_BYTES = 8 * 1024 * 1024
@@ -227,6 +227,7 @@ class ForkServer:
         self.server_pid = 0
         self.namespaces = False
         self.why_no_namespaces = ""
+        self.spare_cgroup: TestCgroup | None = None
 
     # -- life cycle
 
@@ -292,6 +293,9 @@ class ForkServer:
                 continue
 
     def stop(self) -> None:
+        if self.spare_cgroup is not None:
+            self.spare_cgroup.remove()
+            self.spare_cgroup = None
         if self.process is None:
             return
         for pid in reversed(_tree(self.process.pid)):
@@ -380,12 +384,12 @@ class Test:
             self.student = waited[0]
         memory = self.limits.memory_mb * 1024 * 1024
         backstop = int(memory * MEMORY_BACKSTOP[0] + MEMORY_BACKSTOP[1])
-        tasks = self.limits.processes + 1 + THREAD_ALLOWANCE
-        self.cgroup = TestCgroup.create(backstop, tasks)
-        if self.cgroup is not None:
-            for pid in filter(None, (self.init, self.student)):
-                if not self.cgroup.add(pid):
-                    raise ServerFault("could not move the test into its cgroup")
+        self.cgroup = server.spare_cgroup or TestCgroup.create()
+        server.spare_cgroup = None
+        if self.cgroup is not None:  # init stays out: it only waits, and it must outlive a kill
+            self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE)
+            if not self.cgroup.add(self.student):
+                raise ServerFault("could not move the test into its cgroup")
         self.baseline_kb = _status_kb(server.server_pid, b"VmRSS:")
         base = server.io_dir / str(self.number)
         self.out_fd = open_untrusted(base.with_suffix(".out"))
@@ -406,8 +410,7 @@ class Test:
         if memory_kb is None:
             memory_kb = sum(max(_status_kb(pid, b"VmHWM:") - self.baseline_kb, 0) for pid in tree)
             self.outcome.peak_mb = max(self.outcome.peak_mb, memory_kb / 1024)
-        processes = (len(cgroup.processes()) - (1 if self.init else 0) if cgroup is not None
-                     else len(tree))
+        processes = len(cgroup.processes()) if cgroup is not None else len(tree)
         output_cap = limits.output_kb * 1024
         if _file_size(self.out_fd) > output_cap or _file_size(self.err_fd) > output_cap:
             return "output"  # before memory: a flood's pages are charged to the test's memory too
@@ -425,6 +428,8 @@ class Test:
         channel = self.server.channel
         assert channel is not None
         deadline: float | None = None
+        if self.server.spare_cgroup is None:  # made while the test runs, for the next one
+            self.server.spare_cgroup = TestCgroup.create()
         while True:
             elapsed = time.monotonic() - started
             interval = next(step for until, step in SAMPLE_INTERVALS_S if elapsed < until)

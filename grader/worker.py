@@ -23,6 +23,7 @@ outside the namespace could not read its memory or descriptors.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import io
 import json
@@ -249,6 +250,7 @@ def _keep_only(fds: set[int]) -> None:
 def test_process(config: dict[str, Any], request_fd: int, result_fd: int, out_fd: int, err_fd: int,
                  work_dir: str, namespaces: bool) -> None:
     """Runs as the test: wait for the request, set limits, redirect, run, send back, exit."""
+    gc.collect()  # copies the pages shared with the fork server now, before the test is timed
     request = json.loads(_read_to_end(request_fd))
     os.close(request_fd)
     limits = request["limits"]
@@ -297,18 +299,18 @@ def test_process(config: dict[str, Any], request_fd: int, result_fd: int, out_fd
 
 
 def namespace_init(student: int, report_fd: int) -> None:
-    """Pid 1 of a test's namespace: reap everything, report the test's own status, then end."""
+    """Pid 1 of a test's namespace: reap everything, report the test's status and usage, end."""
     while True:
         try:
-            pid, status = os.waitpid(-1, 0)
+            pid, status, usage = os.wait4(-1, 0)
         except ChildProcessError:
-            status = -1
-            break
+            os._exit(0)
         except InterruptedError:
             continue
         if pid == student:
             break
-    os.write(report_fd, f"{status}\n".encode())
+    cpu = usage.ru_utime + usage.ru_stime
+    os.write(report_fd, f"{status} {cpu} {usage.ru_maxrss}\n".encode())
     os._exit(0)
 
 
@@ -335,11 +337,17 @@ class Server:
         self.namespaces = bool(config.get("namespaces", True))
         self.why = "" if self.namespaces else "namespaces were not asked for"
         self.control_fds: set[int] = set()
+        self.ahead: Prepared | None = None
 
     # -- preparing a test
 
     def prepare(self) -> Prepared:
-        """Fork the next test's processes; they wait for the request in a pipe read."""
+        """Fork the next test's processes and wait until they wait for their request."""
+        prepared = self.finish(self.launch())
+        return prepared if prepared is not None else self.prepare()
+
+    def launch(self) -> Prepared:
+        """Fork the next test's processes; with namespaces, `finish` collects what they report."""
         self.counter += 1
         number = self.counter
         base = os.path.join(self.io_dir, str(number))
@@ -374,20 +382,27 @@ class Server:
         if not self.namespaces:
             os.close(report_r)
             return Prepared(number, pid, request_w, result_r, None)
+        return Prepared(number, pid, request_w, result_r, report_r)
+
+    def finish(self, prepared: Prepared) -> Prepared | None:
+        """The launched test ready (waited: its namespace's init), or None if namespaces failed."""
+        if prepared.report_fd is None:
+            return prepared
         reports = {}  # "init PID" (from the first child) and "student PID" (from init), any order
         for _ in range(2):
-            kind, _, value = _read_line(report_r).strip().partition(" ")
+            kind, _, value = _read_line(prepared.report_fd).strip().partition(" ")
             reports[kind] = value
             if kind not in ("init", "student"):
                 break
-        os.waitpid(pid, 0)
+        os.waitpid(prepared.waited, 0)  # the first child, gone once init is forked
         if not (reports.get("init", "").isdigit() and "student" in reports):
-            for fd in (request_w, result_r, report_r):
+            for fd in (prepared.request_fd, prepared.result_fd, prepared.report_fd):
                 os.close(fd)
             self.namespaces = False
             self.why = reports.get("error") or "the test's namespaces failed"
-            return self.prepare()
-        return Prepared(number, int(reports["init"]), request_w, result_r, report_r)
+            return None
+        prepared.waited = int(reports["init"])
+        return prepared
 
     def _enter(self, request_r: int, result_w: int, report_w: int, out_fd: int, err_fd: int) -> None:
         """In the first child: enter the namespaces, seal the file system, fork init and test."""
@@ -420,13 +435,18 @@ class Server:
         with contextlib.suppress(OSError):
             os.write(prepared.request_fd, request)
         os.close(prepared.request_fd)
+        if self.namespaces:  # the next test's processes are forked while this one runs
+            self.ahead = self.launch()
         result = bytearray()
         truncated = False
+        # With namespaces, init reports the test's status and usage; it is reaped after `done`
+        # (the namespace's teardown is off the critical path). Without, we wait for the test.
         pidfd = os.pidfd_open(prepared.waited)
-        watched = [prepared.result_fd, pidfd]
-        status = usage = None
+        ended_fd = pidfd if prepared.report_fd is None else prepared.report_fd
+        watched = [prepared.result_fd, ended_fd]
+        exited: tuple[int, float, int, bool] | None = None
         deadline = None
-        while prepared.result_fd in watched or status is None:
+        while prepared.result_fd in watched or exited is None:
             timeout: float | None = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready = select.select(watched, [], [], timeout)[0]
             if not ready:
@@ -439,27 +459,37 @@ class Server:
                     result += chunk
                 else:
                     truncated = True
-            if pidfd in ready and status is None:
-                _, status, rusage = os.wait4(prepared.waited, 0)
-                usage = rusage
-                watched.remove(pidfd)
-                if prepared.report_fd is None:
-                    reap_strays(prepared.waited)
+            if exited is None and ended_fd in ready:
+                watched.remove(ended_fd)
+                exited = self._exited(prepared)
                 deadline = time.monotonic() + DRAIN_AFTER_EXIT_S
-        os.close(pidfd)
         os.close(prepared.result_fd)
         wall = time.monotonic() - started
-        assert status is not None and usage is not None
-        if prepared.report_fd is not None:
-            reported = _read_line(prepared.report_fd)
-            os.close(prepared.report_fd)
-            if reported.strip().lstrip("-").isdigit() and int(reported) >= 0:
-                status = int(reported)
+        if exited is None:
+            exited = self._exited(prepared)
+        status, cpu, maxrss, init_alive = exited
         send(control_out, {"event": "done", "test": prepared.number,
-                           "exit_code": os.waitstatus_to_exitcode(status),
-                           "cpu_s": usage.ru_utime + usage.ru_stime, "wall_s": wall,
-                           "maxrss_kb": usage.ru_maxrss, "result_bytes": len(result),
+                           "exit_code": os.waitstatus_to_exitcode(status), "cpu_s": cpu,
+                           "wall_s": wall, "maxrss_kb": maxrss, "result_bytes": len(result),
                            "result_truncated": truncated}, bytes(result))
+        if prepared.report_fd is not None:
+            os.close(prepared.report_fd)
+        if init_alive:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(prepared.waited, 0)
+        os.close(pidfd)
+
+    def _exited(self, prepared: Prepared) -> tuple[int, float, int, bool]:
+        """(wait status, CPU s, max RSS kB, whether init is still to reap): init's report, or wait4."""
+        if prepared.report_fd is not None:
+            fields = _read_line(prepared.report_fd).split()
+            if len(fields) == 3 and fields[0].isdigit() and fields[2].isdigit():
+                with contextlib.suppress(ValueError):
+                    return int(fields[0]), float(fields[1]), int(fields[2]), True
+        _, status, usage = os.wait4(prepared.waited, 0)
+        if prepared.report_fd is None:
+            reap_strays(prepared.waited)
+        return status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, False
 
     def serve(self) -> None:
         confine.set_not_dumpable()
@@ -477,8 +507,10 @@ class Server:
         send(control_out, {"event": "ready", "pid": os.getpid(), "namespaces": self.namespaces,
                            "why": self.why})
         while request := control_in.readline():
+            self.ahead = None
             self.run(prepared, request, control_in, control_out)
-            prepared = self.prepare()
+            launched = self.ahead
+            prepared = (self.finish(launched) if launched else None) or self.prepare()
 
 
 def _read_line(fd: int) -> str:
