@@ -16,8 +16,9 @@ in this order:
    /tmp is a fresh tmpfs; the test's code and inputs stay visible, read-only, where they were.
 3. `size_scratch`: /tmp, the only writable place, is capped in bytes and files; the kernel
    charges its pages to the test's memory cgroup, so written files count as memory.
-4. `drop_privileges`: empty capability sets and bounding set, no_new_privs: nothing the test
-   runs can regain a privilege, undo a mount or leave the namespaces.
+4. `drop_bounding_set` (before the request arrives) and `drop_capabilities` (after /tmp is
+   sized): empty capability sets and bounding set, no_new_privs: nothing the test runs can
+   regain a privilege, undo a mount or leave the namespaces.
 
 Each step raises `ConfineError` when the kernel refuses; the fork server then runs tests without
 namespaces and says so (see docs/isolation.md for what each mode guarantees).
@@ -203,15 +204,19 @@ def size_scratch(size_bytes: int, files: int) -> None:
            f"size={max(size_bytes, 4096)},nr_inodes={max(files, 16)}")
 
 
-def drop_privileges() -> None:
-    """No capability in any set, none to regain through exec, no setuid programs."""
+def drop_bounding_set() -> None:
+    """No capability can ever be gained again (through exec), and no setuid program works."""
     for capability in range(CAP_LAST_CAP + 1):
         if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
             break  # EINVAL: past the kernel's last capability
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def drop_capabilities() -> None:
+    """No capability left in any set (after `drop_bounding_set`, none can come back)."""
     header = _CapHeader(version=LINUX_CAPABILITY_VERSION_3, pid=0)
     data = (_CapData * 2)()
     _check(_libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
-    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
 PR_SET_CHILD_SUBREAPER = 36

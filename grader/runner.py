@@ -390,7 +390,8 @@ class Test:
             self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE)
             if not self.cgroup.add(self.student):
                 raise ServerFault("could not move the test into its cgroup")
-        self.baseline_kb = _status_kb(server.server_pid, b"VmRSS:")
+        if self.cgroup is None or "memory" not in self.cgroup.measures:
+            self.baseline_kb = _status_kb(server.server_pid, b"VmRSS:")
         base = server.io_dir / str(self.number)
         self.out_fd = open_untrusted(base.with_suffix(".out"))
         self.err_fd = open_untrusted(base.with_suffix(".err"))
@@ -450,10 +451,10 @@ class Test:
                 deadline = time.monotonic() + AFTER_KILL_TIMEOUT_S
 
     def _kill(self) -> None:
+        """Kill the test and all it started; its reporter outside the namespace stays to report."""
         if self.cgroup is not None:
             self.cgroup.kill()
-        targets = [self.init] if self.init else []
-        targets += _tree(self.student)
+        targets = _tree(self.student)
         for sig in (signal.SIGSTOP, signal.SIGKILL):  # stop first: a fork bomb cannot outrun it
             for pid in targets:
                 if pid:

@@ -12,9 +12,9 @@ object per line (the parent is `grader.runner`):
        followed by exactly K bytes: what the test process sent back, unread and unchecked.
 
 The next test's processes are prepared ahead (forked, namespaces entered, file system sealed)
-while the parent judges the previous one: each test waits, in a pipe read, for its request.
-With namespaces, the test runs as the second process (pid 2) of its own pid namespace, under a
-tiny init (pid 1) that reports its exit status; everything in the namespace dies with that init.
+while the current one runs: each test waits, in a pipe read, for its request. With namespaces,
+the test is the first process (pid 1) of its own pid namespace, so everything it starts dies
+with it; its parent, outside the namespace and out of its reach, reports its exit status.
 The test's stdout and stderr are files `IO/N.out`, `IO/N.err`, opened here and hidden from the
 test by an empty mount. The fork server is not dumpable, so even a process of the same user
 outside the namespace could not read its memory or descriptors.
@@ -23,7 +23,6 @@ outside the namespace could not read its memory or descriptors.
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import io
 import json
@@ -248,9 +247,12 @@ def _keep_only(fds: set[int]) -> None:
 
 
 def test_process(config: dict[str, Any], request_fd: int, result_fd: int, out_fd: int, err_fd: int,
-                 work_dir: str, namespaces: bool) -> None:
+                 ready_fd: int, work_dir: str, namespaces: bool) -> None:
     """Runs as the test: wait for the request, set limits, redirect, run, send back, exit."""
-    gc.collect()  # copies the pages shared with the fork server now, before the test is timed
+    os.write(ready_fd, b"r")
+    os.close(ready_fd)
+    with contextlib.suppress(OSError):
+        confine.drop_bounding_set()
     request = json.loads(_read_to_end(request_fd))
     os.close(request_fd)
     limits = request["limits"]
@@ -273,7 +275,7 @@ def test_process(config: dict[str, Any], request_fd: int, result_fd: int, out_fd
     resource.setrlimit(resource.RLIMIT_FSIZE, (largest, largest))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     with contextlib.suppress(OSError):
-        confine.drop_privileges()
+        confine.drop_capabilities()  # after /tmp was sized: that needs one
     os.environ.clear()
     os.environ.update({**MINIMAL_ENV, "HOME": work_dir, "TMPDIR": work_dir, **request.get("env", {})})
     code_dir = config["code_dir"]
@@ -298,11 +300,11 @@ def test_process(config: dict[str, Any], request_fd: int, result_fd: int, out_fd
     os._exit(0)
 
 
-def namespace_init(student: int, report_fd: int) -> None:
-    """Pid 1 of a test's namespace: reap everything, report the test's status and usage, end."""
+def report_exit(student: int, report_fd: int) -> None:
+    """Outside the test's namespace: wait for the test, report its status and usage, end."""
     while True:
         try:
-            pid, status, usage = os.wait4(-1, 0)
+            pid, status, usage = os.wait4(student, 0)
         except ChildProcessError:
             os._exit(0)
         except InterruptedError:
@@ -321,9 +323,10 @@ class Prepared:
     """A test's processes, forked ahead and waiting for their request."""
 
     def __init__(self, number: int, waited: int, request_fd: int, result_fd: int,
-                 report_fd: int | None) -> None:
+                 report_fd: int | None, ready_fd: int) -> None:
         self.number = number
-        self.waited = waited  # the namespace's init, or the test itself without namespaces
+        self.ready_fd = ready_fd
+        self.waited = waited  # the process reporting the test's exit, or the test itself
         self.request_fd = request_fd
         self.result_fd = result_fd
         self.report_fd = report_fd
@@ -360,18 +363,20 @@ class Server:
         request_r, request_w = os.pipe()
         result_r, result_w = os.pipe()
         report_r, report_w = os.pipe()
-        for fd in (request_w, result_r, report_r):
+        ready_r, ready_w = os.pipe()
+        for fd in (request_w, result_r, report_r, ready_r):
             os.set_inheritable(fd, False)
-        child_fds = {request_r, result_w, report_w, out_fd, err_fd}
+        child_fds = {request_r, result_w, report_w, out_fd, err_fd, ready_w}
         pid = os.fork()
         if pid == 0:
             try:
                 _keep_only(child_fds)
                 if self.namespaces:
-                    self._enter(request_r, result_w, report_w, out_fd, err_fd)
+                    self._enter(request_r, result_w, report_w, out_fd, err_fd, ready_w)
                 else:
                     os.close(report_w)
-                    test_process(self.config, request_r, result_w, out_fd, err_fd, work_dir, False)
+                    test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w,
+                                 work_dir, False)
             except BaseException as error:
                 with contextlib.suppress(BaseException):
                     os.write(report_w, f"error {error}\n".encode())
@@ -381,47 +386,45 @@ class Server:
             os.close(fd)
         if not self.namespaces:
             os.close(report_r)
-            return Prepared(number, pid, request_w, result_r, None)
-        return Prepared(number, pid, request_w, result_r, report_r)
+            return Prepared(number, pid, request_w, result_r, None, ready_r)
+        return Prepared(number, pid, request_w, result_r, report_r, ready_r)
 
     def finish(self, prepared: Prepared) -> Prepared | None:
-        """The launched test ready (waited: its namespace's init), or None if namespaces failed."""
+        """The launched test once it waits for its request, or None if the namespaces failed."""
+        ready = os.read(prepared.ready_fd, 1)  # the test has done all it can before its request
+        os.close(prepared.ready_fd)
         if prepared.report_fd is None:
             return prepared
-        reports = {}  # "init PID" (from the first child) and "student PID" (from init), any order
-        for _ in range(2):
-            kind, _, value = _read_line(prepared.report_fd).strip().partition(" ")
-            reports[kind] = value
-            if kind not in ("init", "student"):
-                break
-        os.waitpid(prepared.waited, 0)  # the first child, gone once init is forked
-        if not (reports.get("init", "").isdigit() and "student" in reports):
+        kind, _, value = _read_line(prepared.report_fd).strip().partition(" ")
+        if kind != "student" or ready != b"r":
             for fd in (prepared.request_fd, prepared.result_fd, prepared.report_fd):
                 os.close(fd)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(prepared.waited, 0)
             self.namespaces = False
-            self.why = reports.get("error") or "the test's namespaces failed"
+            self.why = value if kind == "error" else "the test's namespaces failed"
             return None
-        prepared.waited = int(reports["init"])
         return prepared
 
-    def _enter(self, request_r: int, result_w: int, report_w: int, out_fd: int, err_fd: int) -> None:
-        """In the first child: enter the namespaces, seal the file system, fork init and test."""
+    def _enter(self, request_r: int, result_w: int, report_w: int, out_fd: int, err_fd: int,
+               ready_w: int) -> None:
+        """In the first child: enter the namespaces, seal the file system, fork the test, report.
+
+        The test is the first process (pid 1) of its pid namespace: when it ends, the kernel kills
+        whatever it left there. This child stays outside, waits for it and reports its status.
+        """
         in_user_namespace = confine.enter_namespaces(own_network=not self.config.get("sandboxed"))
         kept = [self.config["code_dir"], *self.config.get("inputs", [])]
         confine.seal_file_system([self.io_dir], kept, in_user_namespace)
-        init = os.fork()
-        if init == 0:
+        student = os.fork()
+        if student == 0:
+            os.close(report_w)
             confine.private_proc()
-            student = os.fork()
-            if student == 0:
-                os.close(report_w)
-                test_process(self.config, request_r, result_w, out_fd, err_fd, "/tmp", True)
-            for fd in (request_r, result_w, out_fd, err_fd):
-                os.close(fd)
-            os.write(report_w, f"student {student}\n".encode())
-            namespace_init(student, report_w)
-        os.write(report_w, f"init {init}\n".encode())
-        os._exit(0)
+            test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w, "/tmp", True)
+        for fd in (request_r, result_w, out_fd, err_fd, ready_w):
+            os.close(fd)
+        os.write(report_w, f"student {student}\n".encode())
+        report_exit(student, report_w)
 
     # -- running a test
 
@@ -507,6 +510,7 @@ class Server:
         send(control_out, {"event": "ready", "pid": os.getpid(), "namespaces": self.namespaces,
                            "why": self.why})
         while request := control_in.readline():
+            reap_orphans()
             self.ahead = None
             self.run(prepared, request, control_in, control_out)
             launched = self.ahead
@@ -527,6 +531,13 @@ def _read_line(fd: int) -> str:
 def send(stream: io.BufferedWriter, message: dict[str, Any], payload: bytes = b"") -> None:
     stream.write(json.dumps(message).encode() + b"\n" + payload)
     stream.flush()
+
+
+def reap_orphans() -> None:
+    """Reap children that ended on their own (a test whose reporter died before it)."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
 
 
 def become_subreaper() -> None:
