@@ -342,7 +342,7 @@ class Test:
         self.outcome = outcome
         self.cgroup: TestCgroup | None = None
         self.student = 0
-        self.init: int | None = None
+        self.reporter: int | None = None
         self.out_fd: int | None = None
         self.err_fd: int | None = None
         self.number = 0
@@ -375,8 +375,8 @@ class Test:
         if len(waited) != 1:
             raise ServerFault(f"the fork server has {len(waited)} test processes, not one")
         if server.namespaces:
-            self.init = waited[0]
-            students = _children(self.init)
+            self.reporter = waited[0]
+            students = _children(self.reporter)
             if len(students) != 1:
                 raise ServerFault("the test's namespace does not hold exactly one test process")
             self.student = students[0]
@@ -386,7 +386,7 @@ class Test:
         backstop = int(memory * MEMORY_BACKSTOP[0] + MEMORY_BACKSTOP[1])
         self.cgroup = server.spare_cgroup or TestCgroup.create()
         server.spare_cgroup = None
-        if self.cgroup is not None:  # init stays out: it only waits, and it must outlive a kill
+        if self.cgroup is not None:  # the reporter stays out: it only waits, and must outlive a kill
             self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE)
             if not self.cgroup.add(self.student):
                 raise ServerFault("could not move the test into its cgroup")

@@ -442,7 +442,7 @@ class Server:
             self.ahead = self.launch()
         result = bytearray()
         truncated = False
-        # With namespaces, init reports the test's status and usage; it is reaped after `done`
+        # With namespaces, the reporter sends the status and usage; it is reaped after `done`
         # (the namespace's teardown is off the critical path). Without, we wait for the test.
         pidfd = os.pidfd_open(prepared.waited)
         ended_fd = pidfd if prepared.report_fd is None else prepared.report_fd
@@ -470,20 +470,20 @@ class Server:
         wall = time.monotonic() - started
         if exited is None:
             exited = self._exited(prepared)
-        status, cpu, maxrss, init_alive = exited
+        status, cpu, maxrss, reporter_alive = exited
         send(control_out, {"event": "done", "test": prepared.number,
                            "exit_code": os.waitstatus_to_exitcode(status), "cpu_s": cpu,
                            "wall_s": wall, "maxrss_kb": maxrss, "result_bytes": len(result),
                            "result_truncated": truncated}, bytes(result))
         if prepared.report_fd is not None:
             os.close(prepared.report_fd)
-        if init_alive:
+        if reporter_alive:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(prepared.waited, 0)
         os.close(pidfd)
 
     def _exited(self, prepared: Prepared) -> tuple[int, float, int, bool]:
-        """(wait status, CPU s, max RSS kB, whether init is still to reap): init's report, or wait4."""
+        """(wait status, CPU s, max RSS kB, whether the reporter is still to reap): its report, or wait4."""
         if prepared.report_fd is not None:
             fields = _read_line(prepared.report_fd).split()
             if len(fields) == 3 and fields[0].isdigit() and fields[2].isdigit():
