@@ -13,8 +13,10 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import itertools
 import os
 import signal
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -120,9 +122,14 @@ class GraderGroups:
 
     def __init__(self) -> None:
         self.parents: dict[Path, Path] = {}
-        self.counter = 0
+        self.lock = threading.Lock()
+        self.numbers = itertools.count(1)  # next() is atomic: graders in threads share it
 
     def parent_in(self, base: Path) -> Path | None:
+        with self.lock:  # graders in threads of one process share the parent groups
+            return self._parent_in(base)
+
+    def _parent_in(self, base: Path) -> Path | None:
         if base not in self.parents:
             for stale in base.glob(f"{GROUP_PREFIX}*"):
                 with contextlib.suppress(OSError):
@@ -166,7 +173,7 @@ class TestCgroup:
         found = hierarchies()
         if not found:
             return None
-        _groups.counter += 1
+        number = next(_groups.numbers)
         folders: dict[str, tuple[Path, int]] = {}
         made: dict[Path, Path] = {}
         for controller, hierarchy in found.items():
@@ -174,7 +181,7 @@ class TestCgroup:
                 parent = _groups.parent_in(hierarchy.base)
                 if parent is None:
                     continue
-                folder = parent / f"t{_groups.counter}"
+                folder = parent / f"t{number}"
                 try:
                     folder.mkdir()
                 except OSError:
@@ -245,29 +252,45 @@ class TestCgroup:
         folder = next(iter(self.folders.values()))[0]
         return {int(pid) for pid in _read(folder / "cgroup.procs").split()}
 
+    def signal_kill(self) -> bool:
+        """SIGKILL everything in the group once, without waiting; False if it was empty."""
+        if self._v2_kill():
+            return True
+        members = self.processes()
+        for pid in members:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        return bool(members)
+
     def kill(self) -> None:
         """SIGKILL everything in the group, until it is empty (bounded)."""
-        v2 = [folder for folder, version in self.folders.values() if version == 2]
-        if v2 and _write(v2[0] / "cgroup.kill", "1"):
+        if self._v2_kill():
             return
         for _ in range(200):
-            members = self.processes()
-            if not members:
+            if not self.signal_kill():
                 return
-            for pid in members:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
             time.sleep(0.002)
 
-    def remove(self) -> None:
-        """Remove the group's folders (once empty; a group still busy is left for later cleanup)."""
+    def _v2_kill(self) -> bool:
+        v2 = [folder for folder, version in self.folders.values() if version == 2]
+        return bool(v2) and _write(v2[0] / "cgroup.kill", "1")
+
+    def try_remove(self) -> bool:
+        """Remove the group's folders if it is empty now; True once they are all gone."""
+        gone = True
         for folder in {folder for folder, _ in self.folders.values()}:
-            for _ in range(100):
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    self.kill()
-                    time.sleep(0.002)
+            try:
+                folder.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                gone = False
+        return gone
+
+    def remove(self) -> None:
+        """Remove the group's folders, killing what is left in it (bounded)."""
+        for _ in range(100):
+            if self.try_remove():
+                return
+            self.kill()
+            time.sleep(0.002)

@@ -228,15 +228,20 @@ class ForkServer:
         self.namespaces = False
         self.why_no_namespaces = ""
         self.spare_cgroup: TestCgroup | None = None
+        self.ending: list[TestCgroup] = []  # groups of tests that answered and are being ended
 
     # -- life cycle
 
     def start(self) -> None:
         shutil.rmtree(self.io_dir, ignore_errors=True)
         self.io_dir.mkdir(mode=0o700)
+        if self.spare_cgroup is None:
+            self.spare_cgroup = TestCgroup.create()
+        measured = self.spare_cgroup is not None and self.spare_cgroup.measures >= {"cpu", "memory"}
         config = {"code_dir": str(self.code_dir), "io_dir": str(self.io_dir),
                   "inputs": [str(self.inputs)] if self.inputs else [],
-                  "sandboxed": self.sandbox == "bwrap", "namespaces": True}
+                  "sandboxed": self.sandbox == "bwrap", "namespaces": True,
+                  "done_at_result": measured}
         if self.sandbox == "bwrap":
             worker_dir = self.scratch / "worker"
             worker_dir.mkdir(exist_ok=True)
@@ -292,7 +297,19 @@ class ForkServer:
             except BlockingIOError:
                 continue
 
+    def end_later(self, cgroup: TestCgroup) -> None:
+        """Kill a finished test's group now; remove it once empty, off the critical path."""
+        cgroup.signal_kill()
+        self.ending.append(cgroup)
+
+    def sweep(self) -> None:
+        """Remove the groups of ended tests that are empty by now."""
+        self.ending = [cgroup for cgroup in self.ending if not cgroup.try_remove()]
+
     def stop(self) -> None:
+        for cgroup in self.ending:
+            cgroup.remove()
+        self.ending.clear()
         if self.spare_cgroup is not None:
             self.spare_cgroup.remove()
             self.spare_cgroup = None
@@ -363,7 +380,9 @@ class Test:
             done = self._watch(time.monotonic())
             self._collect(done)
         finally:
-            if self.cgroup is not None:
+            if self.cgroup is not None and self.outcome.exit_code is None:
+                server.end_later(self.cgroup)  # it answered and was exiting (or a fault)
+            elif self.cgroup is not None:
                 self.cgroup.kill()
                 self.cgroup.remove()
             self._clean_files()
@@ -431,6 +450,7 @@ class Test:
         deadline: float | None = None
         if self.server.spare_cgroup is None:  # made while the test runs, for the next one
             self.server.spare_cgroup = TestCgroup.create()
+        self.server.sweep()
         while True:
             elapsed = time.monotonic() - started
             interval = next(step for until, step in SAMPLE_INTERVALS_S if elapsed < until)
@@ -470,7 +490,10 @@ class Test:
             raise ServerFault("the fork server announced an oversized result")
         raw = channel.payload(size, time.monotonic() + ANSWER_TIMEOUT_S)
         exit_code = done.get("exit_code")
-        if not isinstance(exit_code, int) or isinstance(exit_code, bool):
+        if exit_code is None:  # it answered and is exiting: only the cgroup can measure it
+            if cgroup is None or not cgroup.measures >= {"cpu", "memory"} or not raw:
+                raise ServerFault("the fork server did not wait for a test it cannot measure")
+        elif not isinstance(exit_code, int) or isinstance(exit_code, bool):
             raise ServerFault("the fork server sent a malformed exit code")
         outcome.exit_code = exit_code
         cpu = cgroup.cpu_s() if cgroup is not None else None
