@@ -105,9 +105,9 @@ def bare_run_seconds(root: Path) -> float:
 def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-grader-"))
     os.environ["GRADER_ROOT"] = str(root)
-    from grader.grade import Grader, prepared_submission
-    from grader.record import record
-    from grader.suite import load_suite
+    from grader.commands.record import record
+    from grader.judge.grade import Grader, prepared_submission
+    from grader.suite.load import load_suite
 
     rounds = 12_000_000
     setup(root, rounds)

@@ -29,11 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import runner  # noqa: E402
-from grader.cgroup import hierarchies  # noqa: E402
-from grader.grade import Grader, prepared_submission, select_tests  # noqa: E402
-from grader.paths import reference_dir  # noqa: E402
-from grader.suite import load_suite  # noqa: E402
+from grader.exercise import reference_dir  # noqa: E402
+from grader.judge.grade import Grader, prepared_submission, select_tests  # noqa: E402
+from grader.run import runner  # noqa: E402
+from grader.run.cgroup import hierarchies  # noqa: E402
+from grader.suite.schema import load_suite  # noqa: E402
 
 TARGET_PERCENT = 5.0
 LOOPS_PER_CORE = 2

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from grader.grade import GradeReport, grade
-from grader.paths import project_root, suite_path
-from grader.reports import failure_text
-from grader.suite import LoadedSuite, SuiteError, TestSpec, load_suite
+from grader.exercise import project_root, suite_path
+from grader.judge.grade import GradeReport, grade
+from grader.report.reports import failure_text
+from grader.suite.load import LoadedSuite, load_suite
+from grader.suite.schema import SuiteError, TestSpec
 
 
 class SuiteFailure(Exception):

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.grade import GradeReport, grade
-from grader.record import record
-from grader.sandbox import bwrap_works
-from grader.suite import load_suite
+from grader.commands.record import record
+from grader.judge.grade import GradeReport, grade
+from grader.run.sandbox import bwrap_works
+from grader.suite.load import load_suite
 
 
 @pytest.hookimpl(tryfirst=True)

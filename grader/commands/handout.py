@@ -1,0 +1,133 @@
+"""`grader handout`: the folder students receive, holding nothing hidden."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+
+from grader.commands import EXIT_OK
+from grader.exercise import exercise_dir, project_root
+from grader.judge import calibration
+from grader.suite import expectations
+from grader.suite.load import LoadedSuite, load_suite
+from grader.suite.schema import LimitSpec, TestSpec
+
+STUDENT_README = """\
+# {title}
+
+Your files: {submit} in `exercises/{name}/`. Replace every `raise NotImplementedError` with your
+solution; the docstrings say what each function must do. Do not edit the given files ({given}):
+the grader uses its own copies of them.
+
+Set up once (Python 3.11 or newer):
+
+    python3 -m venv .venv && .venv/bin/pip install -r requirements.txt
+
+Then, from this folder:
+
+- `.venv/bin/python -m grader check {name}`: grade your working copy with the visible tests
+  (verdicts: AC accepted, WA wrong answer, TLE/MLE/OLE time/memory/output limit, RTE run-time
+  error, NI not implemented yet, CE does not import);
+- `.venv/bin/python -m pytest exercises/{name}`: the same tests as pytest items;
+{drivers}
+The final grading also runs hidden tests, under the same limits.
+"""
+
+REQUIREMENTS = "psutil>=5.9\npyyaml>=6.0\npydantic>=2.5\nrich>=13.0\npytest>=8.0\n"
+
+
+def _inlined(test: TestSpec, loaded: LoadedSuite) -> dict[str, Any]:
+    """A visible test written out with its generated cases, so no generator ships."""
+    data = test.model_dump(exclude_defaults=True, exclude_none=True)
+    if test.transcript is None and test.steps is None:
+        data.pop("cases_from", None)
+        data.pop("steps_from", None)
+        data.pop("call", None)
+        data["steps"] = [step.model_dump(exclude_defaults=True, exclude_none=True)
+                         for step in expectations.steps_of(test, loaded)]
+        for key in ("compare", "tolerance", "show", "attrs"):
+            data.pop(key, None)
+    return data
+
+
+def visible_suite(loaded: LoadedSuite) -> dict[str, Any]:
+    suite = loaded.suite
+    data = suite.model_dump(exclude_defaults=True, exclude_none=True, exclude={"tests"})
+    data["limits"] = suite.limits.model_dump()
+    data["tests"] = []
+    for test in suite.tests:
+        if test.visibility != "visible":
+            continue
+        entry = _inlined(test, loaded)
+        if suite.limits.merged(test.limits).relative:
+            limits, note = calibration.limits_for(loaded, test)
+            entry["limits"] = {"cpu_s": limits.cpu_s, "wall_s": limits.wall_s}
+            entry["description"] = (entry.get("description", "") + f" (limits: {note})").strip()
+        data["tests"].append(entry)
+    if isinstance(suite.limits.cpu_s, str) or isinstance(suite.limits.wall_s, str):
+        data["limits"].update(cpu_s=LimitSpec().cpu_s, wall_s=LimitSpec().wall_s)
+    return data
+
+
+def _copy_tree(source: Path, destination: Path) -> None:
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+                    dirs_exist_ok=True)
+
+
+def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
+    """Write the handout into `destination` (which must not exist or be empty)."""
+    if destination.exists() and any(destination.iterdir()):
+        raise FileExistsError(f"{destination}: the handout folder exists and is not empty")
+    name = loaded.name
+    suite = loaded.suite
+    _copy_tree(exercise_dir(name), destination / "exercises" / name)
+    _copy_tree(project_root() / "grader", destination / "grader")
+    (destination / "suites").mkdir(parents=True)
+    handout_suite = destination / "suites" / f"{name}.yaml"
+    handout_suite.write_text(f"# The visible tests of {name}; the final grading adds hidden ones.\n"
+                             + yaml.safe_dump(visible_suite(loaded), sort_keys=False))
+    fixtures = destination / "fixtures" / name
+    (fixtures / "expected").mkdir(parents=True)
+    for test in suite.tests:
+        if test.visibility != "visible":
+            continue
+        for input_name in expectations.input_names(test):
+            target = fixtures / input_name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(loaded.fixtures / input_name, target)
+        recorded = expectations.call_file(loaded, test)
+        if not recorded.is_file():
+            raise expectations.MissingExpectation(
+                f"{recorded}: not recorded; run `grader record {name}` first")
+        shutil.copyfile(recorded, fixtures / "expected" / f"{test.name}.json")
+        if test.transcript is not None:
+            shutil.copyfile(loaded.fixtures / test.transcript.expected,
+                            fixtures / test.transcript.expected)
+    drivers = "".join(f"- `.venv/bin/python -m grader run {name} {driver}`: "
+                      f"run the given program `{driver}.py` with your code;\n"
+                      for driver in loaded.runnable_drivers)
+    (destination / "README.md").write_text(STUDENT_README.format(
+        title=suite.title or name, name=name, submit=", ".join(suite.submit),
+        given=", ".join(suite.given) or "none", drivers=drivers))
+    (destination / "requirements.txt").write_text(REQUIREMENTS)
+    (destination / "conftest.py").write_text(
+        '"""Lets `pytest exercises/NAME` run the visible tests of the suite."""\n\n'
+        "from grader.pytest_plugin import pytest_collect_directory  # noqa: F401\n")
+    (destination / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+    manifest = sorted(p for p in destination.rglob("*") if p.is_file())
+    (destination / "MANIFEST.json").write_text(json.dumps(
+        [str(p.relative_to(destination)) for p in manifest], indent=1) + "\n")
+    return manifest
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    loaded = load_suite(args.exercise)
+    files = make_handout(loaded, args.directory)
+    console.print(f"wrote {len(files)} file(s) to {args.directory} (visible tests only)")
+    return EXIT_OK

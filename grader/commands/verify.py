@@ -1,0 +1,198 @@
+"""`grader verify`: prove a suite before students see it."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from rich.console import Console
+
+from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
+from grader.exercise import exercise_dir, reference_dir
+from grader.judge.grade import GradeReport, grade
+from grader.judge.verdicts import Verdict
+from grader.suite import expectations
+from grader.suite.load import LoadedSuite, load_suite
+from grader.suite.schema import SuiteError
+
+
+@dataclass
+class Mutant:
+    path: Path
+    verdict: Verdict
+    failing_tests: list[str] | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.verdict.value}/{self.path.name}"
+
+
+@dataclass
+class Verification:
+    problems: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def mutants_of(loaded: LoadedSuite) -> list[Mutant]:
+    """Every known-wrong submission in fixtures/NAME/mutants/VERDICT/MUTANT/."""
+    root = loaded.fixtures / "mutants"
+    found: list[Mutant] = []
+    if not root.is_dir():
+        return found
+    for verdict_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        try:
+            verdict = Verdict(verdict_dir.name)
+        except ValueError as error:
+            raise SuiteError(f"{verdict_dir}: '{verdict_dir.name}' is not a verdict "
+                             f"({', '.join(v.value for v in Verdict)})") from error
+        for mutant_dir in sorted(p for p in verdict_dir.iterdir() if p.is_dir()):
+            failing = None
+            expect = mutant_dir / "expect.yaml"
+            if expect.is_file():
+                data = yaml.safe_load(expect.read_text()) or {}
+                if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
+                    raise SuiteError(f"{expect}: expected a mapping with 'tests: [names]'")
+                failing = [str(name) for name in data["tests"]]
+                unknown = set(failing) - {t.name for t in loaded.suite.tests}
+                if unknown:
+                    raise SuiteError(f"{expect}: no test named {', '.join(sorted(unknown))}")
+            found.append(Mutant(mutant_dir, verdict, failing))
+    return found
+
+
+def check_mutant(mutant: Mutant, report: GradeReport, reference_passes: set[str]) -> list[str]:
+    """A wrong submission must get its verdict (where expect.yaml says); an AC one, full marks."""
+    verdicts = {r.name: r.verdict for r in report.results}
+    problems = []
+    if mutant.verdict is Verdict.AC:
+        return [f"accepted submission {mutant.name} gets {v.value} on {name}"
+                for name, v in verdicts.items() if v is not Verdict.AC]
+    if mutant.failing_tests is None:
+        if mutant.verdict not in verdicts.values():
+            problems.append(f"mutant {mutant.name} never gets {mutant.verdict.value}: "
+                            f"{_summary(verdicts)}")
+    else:
+        for name, verdict in verdicts.items():
+            wanted = mutant.verdict if name in mutant.failing_tests else Verdict.AC
+            if verdict is not wanted:
+                problems.append(f"mutant {mutant.name}: test {name} got {verdict.value}, "
+                                f"expected {wanted.value}")
+    caught_by = [n for n, v in verdicts.items() if v is not Verdict.AC and n in reference_passes]
+    if not caught_by:
+        problems.append(f"mutant {mutant.name} is not caught by any test the reference passes")
+    return problems
+
+
+def _summary(verdicts: dict[str, Verdict]) -> str:
+    return ", ".join(f"{name}={verdict.value}" for name, verdict in verdicts.items())
+
+
+def _targets(value: object) -> list[str]:
+    """Dotted targets named inside argument forms ($call, $get)."""
+    if isinstance(value, dict):
+        found = [str(value[key]) for key in ("$call", "$get") if key in value]
+        return found + [t for item in value.values() for t in _targets(item)]
+    if isinstance(value, list):
+        return [t for item in value for t in _targets(item)]
+    return []
+
+
+def suite_problems(loaded: LoadedSuite) -> list[str]:
+    """What is wrong with a suite before anything runs: files, modules and drivers it names."""
+    suite = loaded.suite
+    where = str(loaded.path)
+    problems = []
+    modules = {Path(name).stem for name in [*suite.submit, *suite.given]}
+    for name in suite.given:
+        if not (exercise_dir(suite.exercise) / name).is_file():
+            problems.append(f"{where}: given: {exercise_dir(suite.exercise) / name} does not exist")
+    for test in suite.tests:
+        key = f"{where}: tests.{test.name}"
+        for name in expectations.input_names(test):
+            if not (loaded.fixtures / name).is_file():
+                problems.append(f"{key}: input fixture {loaded.fixtures / name} does not exist")
+        if test.transcript is not None and f"{test.transcript.driver}.py" not in suite.given:
+            problems.append(f"{key}.transcript.driver: '{test.transcript.driver}' is not a given file")
+            continue
+        if test.transcript is not None:
+            continue
+        try:
+            steps = expectations.steps_of(test, loaded)
+        except (SuiteError, OSError, ValueError, TypeError, AttributeError) as error:
+            problems.append(f"{key}: {error}")
+            continue
+        names = {step.let for step in steps if step.let}
+        for step in steps:
+            for target in [step.target, *_targets(step.args), *_targets(step.kwargs)]:
+                head = target.split(".")[0]
+                if head not in modules and head not in names:
+                    problems.append(f"{key}: '{target}' names no submitted or given module "
+                                    f"(modules: {', '.join(sorted(modules))})")
+    return problems
+
+
+def verify(loaded: LoadedSuite, repeats: int = 2,
+           progress: Callable[[str], None] | None = None,
+           sandbox: str | None = None) -> Verification:
+    say = progress or (lambda _line: None)
+    outcome = Verification(problems=suite_problems(loaded))
+    if outcome.problems:
+        return outcome
+    for test in loaded.suite.tests:
+        recorded = expectations.recorded_fingerprint(loaded, test)
+        if recorded is None:
+            outcome.problems.append(f"test {test.name}: not recorded; run "
+                                    f"`grader record {loaded.name}`")
+        elif recorded != expectations.fingerprint(loaded, test):
+            outcome.problems.append(f"test {test.name}: recorded from an older reference, test or "
+                                    f"input; run `grader record {loaded.name}` and review the diff")
+    if outcome.problems:
+        return outcome
+    reference_runs = []
+    for attempt in range(repeats):
+        report = grade(loaded, reference_dir(loaded.name), sandbox=sandbox)
+        reference_runs.append(report)
+        say(f"reference run {attempt + 1}: {report.score:g}/{report.max_score:g}")
+    first = reference_runs[0]
+    for result in first.results:
+        if not result.passed:
+            outcome.problems.append(f"the reference gets {result.verdict.value} on {result.name}: "
+                                    f"{result.message}")
+    for later in reference_runs[1:]:
+        for a, b in zip(first.results, later.results, strict=True):
+            if a.verdict is not b.verdict:
+                outcome.problems.append(f"test {a.name} is flaky on the reference: "
+                                        f"{a.verdict.value} then {b.verdict.value}")
+    reference_passes = {r.name for r in first.results if r.passed}
+    stubs = grade(loaded, exercise_dir(loaded.name), sandbox=sandbox)
+    say(f"stubs: {_summary({r.name: r.verdict for r in stubs.results})}")
+    for result in stubs.results:
+        if result.verdict is not Verdict.NI:
+            outcome.problems.append(f"the untouched stubs get {result.verdict.value} on "
+                                    f"{result.name} (expected NI): {result.message}")
+    for mutant in mutants_of(loaded):
+        report = grade(loaded, mutant.path, overlay=reference_dir(loaded.name), sandbox=sandbox)
+        problems = check_mutant(mutant, report, reference_passes)
+        say(f"mutant {mutant.name}: {'ok' if not problems else 'WRONG'} "
+            f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
+        outcome.problems += problems
+    outcome.checks.append(f"{len(loaded.suite.tests)} tests, {len(mutants_of(loaded))} mutants")
+    return outcome
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    loaded = load_suite(args.exercise)
+    outcome = verify(loaded, progress=console.print, sandbox=args.sandbox)
+    for problem in outcome.problems:
+        console.print(f"[red]problem:[/] {problem}", soft_wrap=True)
+    if outcome.ok:
+        console.print(f"[green]{loaded.name}: suite verified[/] ({'; '.join(outcome.checks)})")
+        return EXIT_OK
+    return EXIT_CHECK_FAILED

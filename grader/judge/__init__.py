@@ -1,0 +1,1 @@
+"""The judge stage: verdicts, comparison, transcripts, the grading of one submission."""

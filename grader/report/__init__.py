@@ -1,0 +1,1 @@
+"""The report stage: terminal, results.json, JUnit, CSV and HTML writers."""

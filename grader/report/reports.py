@@ -1,0 +1,140 @@
+"""Writing a grade report: terminal, Gradescope results.json, JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from grader.inert import inert_text, xml_safe
+from grader.judge.grade import GradeReport
+from grader.judge.verdicts import TestResult, Verdict
+
+VERDICT_STYLES = {Verdict.AC: "green", Verdict.WA: "red", Verdict.TLE: "yellow",
+                  Verdict.MLE: "yellow", Verdict.RTE: "red", Verdict.OLE: "yellow",
+                  Verdict.NI: "dim", Verdict.CE: "magenta", Verdict.JE: "bold red"}
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` so that a reader sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def failure_text(result: TestResult) -> str:
+    """What went wrong in one test, the submission's own text shown as inert data."""
+    parts = [f"{result.verdict.value} ({result.verdict.meaning})"]
+    if result.message:
+        parts.append(result.message)
+    if result.details:
+        parts.append(result.details)
+    if result.stdout:
+        parts.append("Your code printed:\n" + result.stdout)
+    return inert_text("\n".join(parts))
+
+
+def print_report(report: GradeReport, console: Console | None = None) -> None:
+    console = console or Console()
+    # Text objects throughout: a submission's name or output is never read as rich markup.
+    title = Text(inert_text(f"{report.exercise}: {report.submission}"))
+    table = Table(title=title, title_justify="left")
+    for column, justify in (("test", "left"), ("verdict", "left"), ("points", "right"),
+                            ("cpu s", "right"), ("wall s", "right"), ("peak MB", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for result in report.results:
+        name = result.name
+        if result.visibility != "visible":
+            name += f" ({result.visibility})"
+        verdict = Text(result.verdict.value, style=VERDICT_STYLES[result.verdict])
+        table.add_row(Text(inert_text(name)), verdict, f"{result.points:g}/{result.max_points:g}",
+                      f"{result.usage.cpu_s:.3f}", f"{result.usage.wall_s:.3f}",
+                      f"{result.usage.peak_mb:.1f}")
+    console.print(table)
+    for note in report.notes:
+        console.print(Text.assemble(("note:", "yellow"), " ", inert_text(note)))
+    failures = [r for r in report.results if not r.passed]
+    for result in failures:
+        console.rule(Text(inert_text(f"{result.name}: {result.verdict.value}")), align="left")
+        console.print(Text(failure_text(result)))
+    console.print(f"[bold]Score: {report.score:g} / {report.max_score:g}[/]"
+                  f"  (sandbox: {escape(inert_text(report.sandbox or 'none'))})")
+
+
+def results_json(report: GradeReport) -> dict[str, Any]:
+    """Gradescope's results.json."""
+    tests = []
+    for result in report.results:
+        tests.append({
+            "name": inert_text(result.name),
+            "score": result.points,
+            "max_score": result.max_points,
+            "status": "passed" if result.passed else "failed",
+            "output": "" if result.passed else failure_text(result),
+            "visibility": result.visibility,
+            "extra_data": {"verdict": result.verdict.value, "kind": result.kind,
+                           "limits": result.limits, "calibration": result.limits_note or None,
+                           "cpu_s": result.usage.cpu_s,
+                           "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb},
+        })
+    data: dict[str, Any] = {"score": report.score, "tests": tests,
+                            "extra_data": {"exercise": report.exercise,
+                                           "max_score": report.max_score,
+                                           "sandbox": report.sandbox}}
+    if report.notes:
+        data["output"] = inert_text("\n".join(report.notes))
+    return data
+
+
+def junit_xml(report: GradeReport) -> str:
+    """JUnit XML; every name and message passes xml_safe, so the file always parses."""
+    failures = sum(1 for r in report.results if not r.passed and r.verdict is not Verdict.JE)
+    errors = sum(1 for r in report.results if r.verdict is Verdict.JE)
+    exercise = xml_safe(report.exercise)
+    suite = ET.Element("testsuite", name=exercise, tests=str(len(report.results)),
+                       failures=str(failures), errors=str(errors),
+                       time=f"{sum(r.usage.wall_s for r in report.results):.3f}")
+    for result in report.results:
+        case = ET.SubElement(suite, "testcase", classname=exercise, name=xml_safe(result.name),
+                             time=f"{result.usage.wall_s:.3f}")
+        if result.verdict is Verdict.JE:
+            element = ET.SubElement(case, "error", type=result.verdict.value,
+                                    message=xml_safe(result.message))
+            element.text = xml_safe(failure_text(result))
+        elif not result.passed:
+            element = ET.SubElement(case, "failure", type=result.verdict.value,
+                                    message=xml_safe(result.message[:500]))
+            element.text = xml_safe(failure_text(result))
+        properties = ET.SubElement(case, "properties")
+        facts = (("verdict", result.verdict.value), ("points", f"{result.points:g}"),
+                 ("cpu_s", str(result.usage.cpu_s)), ("peak_mb", str(result.usage.peak_mb)))
+        for key, value in facts:
+            ET.SubElement(properties, "property", name=key, value=value)
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_results(report: GradeReport, path: Path) -> None:
+    write_atomically(path, json.dumps(results_json(report), indent=1) + "\n")
+
+
+def write_junit(report: GradeReport, path: Path) -> None:
+    write_atomically(path, junit_xml(report))

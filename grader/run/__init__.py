@@ -1,0 +1,1 @@
+"""The run stage: the fork server, the per-test boundary, cgroups, submissions."""

@@ -1,0 +1,134 @@
+"""Turning a submitted folder or .zip into the folder a test runs in."""
+
+from __future__ import annotations
+
+import py_compile
+import shutil
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from grader.exercise import exercise_dir
+
+MAX_ARCHIVE_MEMBERS = 1000
+MAX_FILE_BYTES = 2 * 1024 * 1024
+MAX_ARCHIVE_BYTES = 20 * 1024 * 1024
+MAX_DEPTH = 8
+
+
+class SubmissionError(Exception):
+    """A submission that cannot be graded at all (unreadable, hostile archive, not found)."""
+
+
+@dataclass
+class Prepared:
+    """A submission laid out for running: submitted files, then the given files over them."""
+
+    code_dir: Path
+    missing: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    syntax_errors: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _safe_member(name: str) -> PurePosixPath:
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
+        raise SubmissionError(f"archive member '{name}' points outside the archive")
+    if len(path.parts) > MAX_DEPTH:
+        raise SubmissionError(f"archive member '{name}' is nested too deeply")
+    return path
+
+
+def _files_from_zip(archive: Path) -> dict[str, bytes]:
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            members = bundle.infolist()
+            if len(members) > MAX_ARCHIVE_MEMBERS:
+                raise SubmissionError(f"{archive.name}: more than {MAX_ARCHIVE_MEMBERS} files")
+            total = 0
+            files: dict[str, bytes] = {}
+            for member in members:
+                path = _safe_member(member.filename)
+                if member.is_dir():
+                    continue
+                if stat.S_ISLNK(member.external_attr >> 16):
+                    raise SubmissionError(f"{archive.name}: '{member.filename}' is a symbolic link")
+                if member.file_size > MAX_FILE_BYTES:
+                    raise SubmissionError(f"{archive.name}: '{member.filename}' is too large")
+                total += member.file_size
+                if total > MAX_ARCHIVE_BYTES:
+                    raise SubmissionError(f"{archive.name}: the archive unpacks to too much data")
+                data = bundle.read(member)
+                if len(data) > MAX_FILE_BYTES:
+                    raise SubmissionError(f"{archive.name}: '{member.filename}' is too large")
+                files[str(path)] = data
+            return files
+    except (zipfile.BadZipFile, OSError) as error:
+        raise SubmissionError(f"{archive}: not a readable .zip file ({error})") from error
+
+
+def _files_from_folder(folder: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+            continue
+        if path.is_symlink():
+            continue
+        if path.is_file() and len(relative.parts) <= MAX_DEPTH:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise SubmissionError(f"{path}: the file is too large")
+            files[relative.as_posix()] = path.read_bytes()
+    return files
+
+
+def _pick(files: dict[str, bytes], wanted: str) -> bytes | None:
+    """A submitted file at the top, or in exactly one sub-folder (students zip folders)."""
+    if wanted in files:
+        return files[wanted]
+    nested = [name for name in files if PurePosixPath(name).name == wanted]
+    return files[nested[0]] if len(nested) == 1 else None
+
+
+def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
+            destination: Path, overlay: Path | None = None) -> Prepared:
+    """Lay out `source` (folder or .zip) in `destination`; `overlay` fills files it lacks."""
+    if not source.exists():
+        raise SubmissionError(f"{source}: no such file or folder")
+    if source.is_dir():
+        files = _files_from_folder(source)
+    elif source.suffix == ".zip":
+        files = _files_from_zip(source)
+    else:
+        raise SubmissionError(f"{source}: a submission is a folder or a .zip file")
+    destination.mkdir(parents=True, exist_ok=True)
+    prepared = Prepared(code_dir=destination)
+    for name in submit:
+        data = _pick(files, name)
+        if data is None and overlay is not None and (overlay / name).exists():
+            data = (overlay / name).read_bytes()
+        if data is None:
+            prepared.missing.append(name)
+            continue
+        (destination / name).write_bytes(data)
+    wanted = set(submit)
+    prepared.ignored = sorted(n for n in files if PurePosixPath(n).name not in wanted
+                              and PurePosixPath(n).name not in given)
+    for name in given:
+        origin = exercise_dir(exercise) / name
+        if not origin.exists():
+            raise SubmissionError(f"{origin}: the given file named in the suite does not exist")
+        shutil.copyfile(origin, destination / name)
+    for name in [*submit, *given]:
+        path = destination / name
+        if path.suffix == ".py" and path.exists():
+            try:
+                py_compile.compile(str(path), doraise=True)
+            except py_compile.PyCompileError as error:
+                prepared.syntax_errors[name] = error.msg.strip()
+    for path in destination.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    destination.chmod(0o755)
+    return prepared

@@ -1,0 +1,171 @@
+"""Recorded expectations: where they live, how they are read, written and fingerprinted."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from grader.exercise import exercise_dir, reference_dir, suites_dir
+from grader.judge.transcripts import normalized_lines
+from grader.suite.load import LoadedSuite
+from grader.suite.schema import Step, SuiteError, TestSpec
+
+
+class MissingExpectation(FileNotFoundError):
+    """A test whose expected values were never recorded."""
+
+
+def expected_dir(loaded: LoadedSuite) -> Path:
+    return loaded.fixtures / "expected"
+
+
+def call_file(loaded: LoadedSuite, test: TestSpec) -> Path:
+    return expected_dir(loaded) / f"{test.name}.json"
+
+
+def _generator(loaded: LoadedSuite, reference: str) -> Any:
+    module_name, _, function_name = reference.partition(":")
+    path = suites_dir() / f"{module_name}.py"
+    if not path.is_file() or not function_name:
+        raise SuiteError(f"{loaded.path}: generator '{reference}' should be MODULE:FUNCTION "
+                         f"with suites/{module_name}.py defining {function_name or 'it'}")
+    spec = importlib.util.spec_from_file_location(f"suite_cases_{module_name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    function = getattr(module, function_name, None)
+    if function is None:
+        raise SuiteError(f"{loaded.path}: {path} has no function '{function_name}'")
+    return function()
+
+
+_steps_cache: dict[tuple[str, str], list[Step]] = {}
+
+
+def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
+    """The steps a call test runs, with `cases`/`cases_from`/`steps_from` expanded."""
+    key = (str(loaded.path), test.name)
+    if key in _steps_cache:
+        return _steps_cache[key]
+    if test.steps is not None:
+        steps = list(test.steps)
+    else:
+        try:
+            if test.steps_from is not None:
+                steps = [Step.model_validate(raw) for raw in _generator(loaded, test.steps_from)]
+            else:
+                cases = test.cases if test.cases is not None else _generator(loaded,
+                                                                             test.cases_from or "")
+                steps = [Step(call=test.call, args=list(case), compare=test.compare,
+                              tolerance=test.tolerance, show=test.show, attrs=test.attrs)
+                         for case in cases]
+        except ValidationError as error:
+            raise SuiteError(f"{loaded.path}: test '{test.name}': a generated step is invalid: "
+                             f"{error.errors()[0]['msg']}") from error
+    _steps_cache[key] = steps
+    return steps
+
+
+def load_call(loaded: LoadedSuite, test: TestSpec) -> list[dict[str, Any]]:
+    path = call_file(loaded, test)
+    if not path.is_file():
+        raise MissingExpectation(f"{path}: not recorded; run `grader record {loaded.name}`")
+    data = json.loads(path.read_text())
+    outcomes: list[dict[str, Any]] = data["steps"]
+    return outcomes
+
+
+def load_transcript(loaded: LoadedSuite, test: TestSpec) -> tuple[str, int]:
+    assert test.transcript is not None
+    path = loaded.fixtures / test.transcript.expected
+    meta = call_file(loaded, test)
+    if not path.is_file() or not meta.is_file():
+        raise MissingExpectation(f"{path}: not recorded; run `grader record {loaded.name}`")
+    exit_code: int = json.loads(meta.read_text()).get("exit", 0)
+    return path.read_bytes().decode("utf-8", "replace"), exit_code
+
+
+def fingerprint(loaded: LoadedSuite, test: TestSpec) -> str:
+    """A hash of what a recorded expectation depends on: reference, given files, test, inputs."""
+    digest = hashlib.sha256()
+    suite = loaded.suite
+    for folder, names in ((reference_dir(suite.exercise), suite.submit),
+                          (exercise_dir(suite.exercise), suite.given)):
+        for name in names:
+            digest.update(name.encode())
+            path = folder / name
+            digest.update(path.read_bytes() if path.exists() else b"<missing>")
+    digest.update(test.model_dump_json(exclude={"points", "visibility", "limits",
+                                                "description"}).encode())
+    if test.transcript is None:
+        steps = [step.model_dump(exclude_defaults=True) for step in steps_of(test, loaded)]
+        digest.update(json.dumps(steps, sort_keys=True).encode())
+    for name in input_names(test):
+        path = loaded.fixtures / name
+        digest.update(path.read_bytes() if path.exists() else b"<missing>")
+    return digest.hexdigest()[:16]
+
+
+def input_names(test: TestSpec) -> list[str]:
+    """The fixture files a test reads (stdin and {fixture: ...} arguments)."""
+    names: list[str] = []
+    if test.transcript is not None:
+        if test.transcript.stdin:
+            names.append(test.transcript.stdin)
+        names += [arg["fixture"] for arg in test.transcript.args if isinstance(arg, dict)]
+    for step in test.steps or []:
+        names += _fixture_args(step.args)
+    return names
+
+
+def _fixture_args(value: Any) -> list[str]:
+    if isinstance(value, dict) and set(value) == {"fixture"}:
+        return [value["fixture"]]
+    if isinstance(value, list):
+        return [name for item in value for name in _fixture_args(item)]
+    if isinstance(value, dict):
+        return [name for item in value.values() for name in _fixture_args(item)]
+    return []
+
+
+def recorded_fingerprint(loaded: LoadedSuite, test: TestSpec) -> str | None:
+    path = call_file(loaded, test)
+    if not path.is_file():
+        return None
+    value = json.loads(path.read_text()).get("fingerprint")
+    return value if isinstance(value, str) else None
+
+
+def _same_transcript(loaded: LoadedSuite, test: TestSpec, path: Path, new: bytes) -> bool:
+    """Whether the recorded transcript already equals `new` once normalized (masked timings...).
+
+    Keeping the old bytes then keeps `git diff` quiet about lines that never count.
+    """
+    if not path.is_file():
+        return False
+    rules = test.normalize or loaded.suite.normalize
+    old_lines = normalized_lines(path.read_bytes().decode("utf-8", "replace"), rules)
+    return old_lines == normalized_lines(new.decode("utf-8", "replace"), rules) and \
+        path.read_bytes().endswith(b"\n") == new.endswith(b"\n")
+
+
+def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
+    """Store what the reference did for `test`; returns the files written."""
+    expected_dir(loaded).mkdir(parents=True, exist_ok=True)
+    meta: dict[str, Any] = {"test": test.name, "fingerprint": fingerprint(loaded, test)}
+    written = [call_file(loaded, test)]
+    if test.transcript is not None:
+        transcript = loaded.fixtures / test.transcript.expected
+        meta["exit"] = recorded["exit"]
+        if not _same_transcript(loaded, test, transcript, recorded["stdout"]):
+            transcript.write_bytes(recorded["stdout"])
+            written.append(transcript)
+    else:
+        meta["steps"] = recorded
+    call_file(loaded, test).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    return written

@@ -1,0 +1,108 @@
+"""Loading a suite file: YAML parsed, validated, every problem one located line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from grader.exercise import exercise_dir, fixtures_dir, suite_path
+from grader.suite.schema import LocatedError, Suite, SuiteError
+
+
+class LoadedSuite:
+    """A validated suite together with where it came from."""
+
+    def __init__(self, suite: Suite, path: Path) -> None:
+        self.suite = suite
+        self.path = path
+
+    @property
+    def name(self) -> str:
+        return self.suite.exercise
+
+    @property
+    def fixtures(self) -> Path:
+        return fixtures_dir(self.name)
+
+    @property
+    def runnable_drivers(self) -> list[str]:
+        """The given modules that run as programs (`grader run EXERCISE DRIVER`)."""
+        names = []
+        for name in self.suite.given:
+            path = exercise_dir(self.name) / name
+            if path.suffix == ".py" and path.is_file() and "__main__" in path.read_text():
+                names.append(path.stem)
+        return names
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """The 1-based line of the YAML node at a pydantic error location (or of its nearest parent)."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = [v for k, v in node.value if getattr(k, "value", None) == key]
+            if not match:
+                break
+            node = match[0]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+def _describe(error: dict[str, Any]) -> str:
+    loc = ".".join(str(part) for part in error["loc"] if not str(part).startswith("function-"))
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown key"
+    elif error["type"] == "missing":
+        message = "required key is missing"
+    return f"{loc}: {message}" if loc else message
+
+
+def parse_suite(path: Path) -> LoadedSuite:
+    """Read and validate a suite file; every problem becomes one SuiteError line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as error:
+        raise SuiteError(f"{path}: no such suite file") from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise SuiteError(f"{path}: cannot read: {error}") from error
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise SuiteError(f"{path}{where}: malformed YAML: {problem}") from error
+    if not isinstance(data, dict):
+        raise SuiteError(f"{path}: a suite is a mapping with keys exercise, submit, tests, ...")
+    try:
+        suite = Suite.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        located = first.get("ctx", {}).get("error")
+        if isinstance(located, LocatedError):
+            first["loc"] = (*first["loc"], *located.loc)
+        line = _line_of(node, tuple(first["loc"]))
+        where = f":{line}" if line else ""
+        more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        raise SuiteError(f"{path}{where}: {_describe(dict(first))}{more}") from error
+    return LoadedSuite(suite, path)
+
+
+def load_suite(exercise_or_path: str) -> LoadedSuite:
+    """Load by exercise name (suites/NAME.yaml) or by a path to a suite file."""
+    candidate = Path(exercise_or_path)
+    if candidate.suffix in {".yaml", ".yml"} or candidate.is_file():
+        return parse_suite(candidate)
+    path = suite_path(exercise_or_path)
+    if not path.exists():
+        raise SuiteError(f"{path}: no suite for exercise '{exercise_or_path}'")
+    return parse_suite(path)

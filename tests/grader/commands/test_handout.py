@@ -1,0 +1,78 @@
+"""Handouts hold what students need and nothing hidden; `grader check` and pytest work inside."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.exercise import project_root
+from grader.suite.load import load_suite
+from tests.support import SUITE_NAMES
+
+
+def _env_without_root() -> dict[str, str]:
+    return {key: value for key, value in os.environ.items() if key != "GRADER_ROOT"}
+
+
+@pytest.mark.parametrize("exercise", SUITE_NAMES)
+def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
+    from grader.commands.handout import make_handout
+
+    loaded = load_suite(exercise)
+    handout = tmp_path / "handout"
+    make_handout(loaded, handout)
+    files = {p.relative_to(handout).as_posix() for p in handout.rglob("*") if p.is_file()}
+    assert not any(f.startswith("reference/") for f in files)
+    assert not any(f.startswith("suites/") and f.endswith(".py") for f in files), "a generator"
+    assert not any("/mutants/" in f for f in files)
+    suite = yaml.safe_load((handout / "suites" / f"{exercise}.yaml").read_text())
+    shipped = {test["name"] for test in suite["tests"]}
+    visible = {t.name for t in loaded.suite.tests if t.visibility == "visible"}
+    assert shipped == visible
+    for test in loaded.suite.tests:
+        if test.visibility == "visible":
+            continue
+        assert f"fixtures/{exercise}/expected/{test.name}.json" not in files
+        if test.transcript is not None:
+            shared = any(t.transcript is not None and t.transcript.expected ==
+                         test.transcript.expected for t in loaded.suite.tests
+                         if t.visibility == "visible")
+            assert shared or f"fixtures/{exercise}/{test.transcript.expected}" not in files
+    stubs = sorted(p.name for p in (project_root() / "exercises" / exercise).glob("*.py"))
+    assert sorted(p.name for p in (handout / "exercises" / exercise).glob("*.py")) == stubs
+
+
+def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:
+    from grader.commands.handout import make_handout
+
+    handout = tmp_path / "handout"
+    make_handout(load_suite("bitgrid"), handout)
+    check = [sys.executable, "-m", "grader", "check", "bitgrid", "--sandbox", "process"]
+    stubs = subprocess.run(check, cwd=handout, env=_env_without_root(), capture_output=True,
+                           text=True, timeout=300)
+    assert stubs.returncode == 0, stubs.stderr
+    assert "Score: 0 / 17" in stubs.stdout
+    shutil.copyfile(project_root() / "reference" / "bitgrid" / "grid.py",
+                    handout / "exercises" / "bitgrid" / "grid.py")
+    solved = subprocess.run(check, cwd=handout, env=_env_without_root(), capture_output=True,
+                            text=True, timeout=300)
+    assert "Score: 17 / 17" in solved.stdout, solved.stdout + solved.stderr
+    tests = subprocess.run([sys.executable, "-m", "pytest", "exercises/bitgrid", "-q"],
+                           cwd=handout, env=_env_without_root(), capture_output=True, text=True,
+                           timeout=300)
+    assert tests.returncode == 0 and "12 passed" in tests.stdout, tests.stdout
+
+
+def test_pytest_collects_the_visible_tests_of_an_exercise() -> None:
+    run = subprocess.run([sys.executable, "-m", "pytest", "exercises/bitgrid", "-q",
+                          "-p", "no:cacheprovider"], cwd=project_root(), capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 1
+    assert "12 failed" in run.stdout
+    assert "FAILED exercises/bitgrid::position - NI (not implemented)" in run.stdout

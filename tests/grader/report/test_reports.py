@@ -1,0 +1,74 @@
+"""The report formats: Gradescope's results.json, JUnit XML, the terminal table."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from grader.cli import main
+from grader.exercise import project_root
+from grader.judge.grade import grade
+from grader.report.reports import print_report
+from grader.suite.load import load_suite
+
+SAMPLES = project_root() / "samples" / "bitgrid"
+
+
+@pytest.fixture(scope="module")
+def bob_report():  # type: ignore[no-untyped-def]
+    return grade(load_suite("bitgrid"), SAMPLES / "bob", sandbox="process")
+
+
+def test_results_json_follows_gradescope(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
+    junit = tmp_path / "junit.xml"
+    assert main(["grade", "bitgrid", str(SAMPLES / "bob"), "--results", str(results),
+                 "--junit", str(junit), "--sandbox", "process"]) == 0
+    data = json.loads(results.read_text())
+    assert set(data) >= {"score", "tests"}
+    suite = load_suite("bitgrid").suite
+    assert [t["name"] for t in data["tests"]] == [t.name for t in suite.tests]
+    for test, spec in zip(data["tests"], suite.tests, strict=True):
+        assert set(test) == {"name", "score", "max_score", "status", "output", "visibility",
+                             "extra_data"}
+        assert test["max_score"] == spec.points
+        assert test["visibility"] == spec.visibility
+        assert test["status"] in {"passed", "failed"}
+        assert (test["score"] == test["max_score"]) == (test["status"] == "passed")
+        assert set(test["extra_data"]) >= {"verdict", "cpu_s", "wall_s", "peak_mb"}
+    assert data["score"] == sum(t["score"] for t in data["tests"])
+    position = next(t for t in data["tests"] if t["name"] == "position")
+    assert position["status"] == "failed" and "grid.position(0, 1) returned 3, expected 6" \
+        in position["output"]
+    root = ET.parse(junit).getroot()
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == len(suite.tests)
+    failed = {c.get("name") for c in cases if c.find("failure") is not None}
+    assert failed == {t["name"] for t in data["tests"] if t["status"] == "failed"}
+
+
+def test_transcript_failure_shows_a_truncated_diff(bob_report) -> None:  # type: ignore[no-untyped-def]
+    result = next(r for r in bob_report.results if r.name == "game-bad-moves")
+    assert result.verdict.value == "WA"
+    assert result.details.startswith("--- expected\n+++ your output\n@@")
+    assert len(result.details.splitlines()) <= 41
+
+
+def test_terminal_report_lists_every_test(bob_report) -> None:  # type: ignore[no-untyped-def]
+    stream = io.StringIO()
+    print_report(bob_report, Console(file=stream, width=120))
+    text = stream.getvalue()
+    for result in bob_report.results:
+        assert result.name in text
+    assert f"Score: {bob_report.score:g} / {bob_report.max_score:g}" in text
+
+
+def test_public_grading_skips_hidden_tests() -> None:
+    report = grade(load_suite("bitgrid"), SAMPLES / "alice", public_only=True, sandbox="process")
+    assert report.results and all(r.visibility == "visible" for r in report.results)
+    assert report.score == report.max_score

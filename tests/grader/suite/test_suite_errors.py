@@ -1,0 +1,116 @@
+"""A malformed suite gets one clear line naming the file, the line and the key; never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.cli import main
+from grader.commands import EXIT_BAD_INPUT
+from grader.suite.load import parse_suite
+from grader.suite.schema import SuiteError
+
+VALID = """\
+exercise: toy
+submit: [toy.py]
+tests:
+  - name: answer
+    call: toy.answer
+    cases: [[1]]
+"""
+
+BROKEN = {
+    "unknown-top-key": (VALID + "colour: blue\n", ":7: colour: unknown key"),
+    "unknown-test-key": (VALID.replace("    cases", "    casse: 1\n    cases"),
+                         ":6: tests.0.casse: unknown key"),
+    "limit-wrong-type": (VALID.replace("submit", "limits: {cpu_s: fast}\nsubmit"),
+                         ":2: limits.cpu_s: expected seconds (a number > 0) or a multiple of the "
+                         "reference's time such as '3x', got 'fast'"),
+    "bad-visibility": (VALID + "    visibility: secret\n",
+                       ":7: tests.0.visibility: Input should be 'visible', 'hidden' or "
+                       "'after_due_date'"),
+    "two-kinds": (VALID + "    transcript: {driver: d, expected: e.txt}\n",
+                  "a test is exactly one of"),
+    "missing-submit": (VALID.replace("submit: [toy.py]\n", ""), "submit: required key is missing"),
+    "bad-yaml": ("exercise: toy\ntests: [\n", ":3: malformed YAML"),
+    "bad-regex": (VALID.replace("submit", "normalize: {mask: ['(']}\nsubmit"),
+                  "normalize.mask"),
+    "duplicate-test": (VALID + "  - name: answer\n    call: toy.answer\n    cases: [[2]]\n",
+                       "two tests are named 'answer'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_malformed_suite_message(tmp_path: Path, case: str) -> None:
+    text, expected = BROKEN[case]
+    path = tmp_path / "toy.yaml"
+    path.write_text(text)
+    with pytest.raises(SuiteError) as caught:
+        parse_suite(path)
+    message = str(caught.value)
+    assert message.startswith(str(path)), message
+    assert expected in message, message
+    assert "\n" not in message
+
+
+def test_valid_suite_loads(tmp_path: Path) -> None:
+    path = tmp_path / "toy.yaml"
+    path.write_text(VALID)
+    loaded = parse_suite(path)
+    assert loaded.suite.tests[0].points == 1
+    assert loaded.suite.limits.cpu_s == 10
+
+
+def test_cli_reports_a_bad_suite_without_traceback(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "toy.yaml"
+    path.write_text(BROKEN["unknown-test-key"][0])
+    code = main(["grade", str(path), str(tmp_path), "--sandbox", "process"])
+    captured = capsys.readouterr()
+    assert code == EXIT_BAD_INPUT
+    assert "unknown key" in captured.err and "Traceback" not in captured.err + captured.out
+
+
+def test_cli_usage_error_exits_2() -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["grade", "--no-such-flag"])
+    assert caught.value.code == 2
+
+
+def test_cli_missing_submission(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["grade", "bitgrid", "/nonexistent/submission", "--sandbox", "process"])
+    assert code == EXIT_BAD_INPUT
+    assert "/nonexistent/submission: no such file or folder" in capsys.readouterr().err
+
+
+def test_cli_unknown_exercise(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["grade", "no-such-exercise", ".", "--sandbox", "process"])
+    assert code == EXIT_BAD_INPUT
+    assert "no suite for exercise 'no-such-exercise'" in capsys.readouterr().err
+
+
+def _toy_project(root: Path, tests: str) -> None:
+    for folder in ("exercises/toy", "reference/toy", "suites", "fixtures/toy"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / "exercises/toy/toy.py").write_text("")
+    (root / "reference/toy/toy.py").write_text("def answer(n):\n    return n\n")
+    (root / "suites/toy.yaml").write_text("exercise: toy\nsubmit: [toy.py]\ntests:\n" + tests)
+
+
+@pytest.mark.parametrize(("tests", "expected"), [
+    ("  - name: a\n    call: tooy.answer\n    cases: [[1]]\n",
+     "tests.a: 'tooy.answer' names no submitted or given module (modules: toy)"),
+    ("  - name: a\n    transcript: {driver: toy, stdin: gone.txt, expected: a.out}\n",
+     "tests.a: input fixture"),
+    ("  - name: a\n    transcript: {driver: main, expected: a.out}\n",
+     "tests.a.transcript.driver: 'main' is not a given file"),
+    ("  - name: a\n    call: toy.answer\n    cases_from: nowhere:cases\n",
+     "generator 'nowhere:cases' should be MODULE:FUNCTION with suites/nowhere.py"),
+])
+def test_verify_catches_a_suite_naming_what_does_not_exist(
+        project: Path, tests: str, expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _toy_project(project, tests)
+    assert main(["verify", "toy", "--sandbox", "process"]) == 4
+    out = capsys.readouterr().out
+    assert f"{project / 'suites' / 'toy.yaml'}: " in out and expected in out, out
