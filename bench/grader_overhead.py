@@ -106,7 +106,9 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-grader-"))
     os.environ["GRADER_ROOT"] = str(root)
     from grader.commands.record import record
-    from grader.judge.grade import Grader, prepared_submission
+    from grader.judge.calibration import uncalibrated
+    from grader.judge.testrun import Grader, prepared_submission
+    from grader.run.sandbox import choose
     from grader.suite.load import load_suite
 
     rounds = 12_000_000
@@ -115,24 +117,27 @@ def main() -> None:
     assert not record(loaded, names=["trivial", "hold-200", "second-long"]).failures
     tests = {test.name: test for test in loaded.suite.tests}
     with prepared_submission(loaded, root / "reference/toy") as (prepared, scratch), \
-            Grader(loaded, prepared, scratch) as grader:
+            Grader(loaded, prepared, scratch, uncalibrated(loaded, list(tests.values())),
+                   choose(None, loaded.suite.sandbox, "bwrap")) as grader:
         for _ in range(20):
-            grader.run_test(tests["trivial"])
+            grader.grade_test(tests["trivial"])
         times = []
         for _ in range(200):
             started = time.perf_counter()
-            judgement, _, _ = grader.run_test(tests["trivial"])
+            judgement, _ = grader.grade_test(tests["trivial"])
             times.append(time.perf_counter() - started)
             assert judgement.verdict.value == "AC"
         print(f"isolated call test: median {statistics.median(times) * 1000:.2f} ms, "
               f"p90 {sorted(times)[179] * 1000:.2f} ms over 200 runs (target <= 5 ms)")
 
-        judgement, outcome, _ = grader.run_test(tests["hold-200"])
+        judgement, run = grader.grade_test(tests["hold-200"])
+        outcome = run.outcome
         assert outcome is not None
         error = abs(outcome.peak_mb - 200) / 200
         print(f"holding 200 MB: reported {outcome.peak_mb:.1f} MB ({error:.1%} off, target <= 5%), "
               f"verdict {judgement.verdict.value}")
-        judgement, outcome, _ = grader.run_test(tests["spike"])
+        judgement, run = grader.grade_test(tests["spike"])
+        outcome = run.outcome
         assert outcome is not None
         print(f"50 ms spike to 200 MB under a 100 MB limit: verdict {judgement.verdict.value}, "
               f"peak {outcome.peak_mb:.1f} MB (target MLE)")
@@ -140,7 +145,7 @@ def main() -> None:
         graded, bare = [], []
         for _ in range(3):
             started = time.perf_counter()
-            judgement, outcome, _ = grader.run_test(tests["second-long"])
+            judgement, _ = grader.grade_test(tests["second-long"])
             graded.append(time.perf_counter() - started)
             assert judgement.verdict.value == "AC", judgement.message
             bare.append(bare_run_seconds(root))

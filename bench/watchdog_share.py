@@ -30,10 +30,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.exercise import reference_dir  # noqa: E402
-from grader.judge.grade import Grader, prepared_submission, select_tests  # noqa: E402
-from grader.run import runner  # noqa: E402
+from grader.judge.calibration import resolve_limits  # noqa: E402
+from grader.judge.grade import select_tests  # noqa: E402
+from grader.judge.testrun import Grader, prepared_submission  # noqa: E402
+from grader.run import watchdog  # noqa: E402
 from grader.run.cgroup import hierarchies  # noqa: E402
-from grader.suite.schema import load_suite  # noqa: E402
+from grader.run.sandbox import choose  # noqa: E402
+from grader.suite.load import load_suite  # noqa: E402
 
 TARGET_PERCENT = 5.0
 LOOPS_PER_CORE = 2
@@ -61,11 +64,11 @@ def busy_loops() -> Iterator[int]:
 SAMPLES = [0]
 
 
-def _counting(sample: Callable[[runner.Test, float], str | None]) \
-        -> Callable[[runner.Test, float], str | None]:
+def _counting(sample: Callable[[watchdog.Test, float], watchdog.KillReason | None]) \
+        -> Callable[[watchdog.Test, float], watchdog.KillReason | None]:
     """The watchdog's sampling step, counted (to tell the per-sample cost from the fixed one)."""
 
-    def counted(self: runner.Test, started: float) -> str | None:
+    def counted(self: watchdog.Test, started: float) -> watchdog.KillReason | None:
         SAMPLES[0] += 1
         return sample(self, started)
 
@@ -79,15 +82,18 @@ def load() -> str:
 def measure(label: str, names: list[str], runs: int, sandbox: str | None) -> None:
     loaded = load_suite("weighted")
     tests = select_tests(loaded, False, names)
+    confinement = choose(sandbox, loaded.suite.sandbox, "bwrap")
+    limits = resolve_limits(loaded, tests, confinement)
     with prepared_submission(loaded, reference_dir("weighted")) as (prepared, scratch), \
-            Grader(loaded, prepared, scratch, sandbox=sandbox) as grader:
+            Grader(loaded, prepared, scratch, limits, confinement) as grader:
         for test in tests:
             own, cpu, wall, shares, verdicts, samples = [], [], [], [], [], []
             for _ in range(runs):
                 SAMPLES[0] = 0
                 before = time.process_time()
-                judgement, outcome, _ = grader.run_test(test)
+                judgement, run = grader.grade_test(test)
                 spent = time.process_time() - before
+                outcome = run.outcome
                 assert outcome is not None, judgement.message
                 own.append(spent)
                 cpu.append(outcome.cpu_s)
@@ -109,7 +115,7 @@ def main() -> None:
     parser.add_argument("--tests", nargs="+", default=["task4-4-7", "task2-4-7"])
     parser.add_argument("--sandbox", default=None, help="default: $GRADER_SANDBOX, else bwrap")
     args = parser.parse_args()
-    runner.Test._sample = _counting(runner.Test._sample)  # type: ignore[method-assign,assignment]
+    watchdog.Test._sample = _counting(watchdog.Test._sample)  # type: ignore[method-assign,assignment]
     measured = ", ".join(sorted(set(hierarchies()) - {"kill"})) or "none (wait4 and /proc)"
     print(f"cgroup controllers used for tests: {measured}; {os.cpu_count()} cores; {load()}")
     measure("idle", args.tests, args.runs, args.sandbox)

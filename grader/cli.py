@@ -1,5 +1,6 @@
 """The `grader` command line: it only declares the options; each command is a module of
-`grader.commands`, imported when it runs."""
+`grader.commands`, imported when it runs (so `grader --help` or `grader list` loads no fork
+server, and nothing of rich, YAML or pydantic it does not use)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
-
 from grader.commands import EXIT_BAD_INPUT
-from grader.commands.record import RecordError
-from grader.run.sandbox import SandboxUnavailable
-from grader.run.submission import SubmissionError
-from grader.suite.schema import SuiteError
+from grader.errors import UserError
+from grader.sandboxes import SANDBOX_CHOICES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,16 +32,17 @@ def build_parser() -> argparse.ArgumentParser:
     grade_cmd.add_argument("-j", "--jobs", type=int, default=None,
                            help="submissions graded at once (default: all cores)")
     grade_cmd.add_argument("--out", type=Path, help="where batch results go (default: ./out)")
-    grade_cmd.add_argument("--sandbox", choices=["process", "bwrap", "auto"],
-                           help="confine tests with bubblewrap (default, or $GRADER_SANDBOX), "
-                                "process limits only, or bubblewrap when available")
+    grade_cmd.add_argument("--sandbox", choices=SANDBOX_CHOICES,
+                           help="confine tests with bubblewrap, process limits only, or bubblewrap "
+                                "when available (default: $GRADER_SANDBOX, the suite's, bwrap)")
     grade_cmd.add_argument("--resume", action="store_true",
                            help="grade only the submissions without results in --out")
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
-    check_cmd.add_argument("--sandbox", default="process", choices=["process", "bwrap", "auto"],
-                           help="default: process limits only (your own code on your machine)")
+    check_cmd.add_argument("--sandbox", choices=SANDBOX_CHOICES,
+                           help="default: $GRADER_SANDBOX, the suite's, else process limits only "
+                                "(your own code on your machine)")
 
     run_cmd = commands.add_parser("run", help="run a driver of an exercise interactively")
     run_cmd.add_argument("exercise")
@@ -61,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify_cmd = commands.add_parser("verify", help="check a suite: reference, stubs, mutants")
     verify_cmd.add_argument("exercise")
-    verify_cmd.add_argument("--sandbox", choices=["process", "bwrap", "auto"])
+    verify_cmd.add_argument("--sandbox", choices=SANDBOX_CHOICES,
+                            help="default: $GRADER_SANDBOX, the suite's, bwrap")
 
     handout_cmd = commands.add_parser("handout", help="write what students receive into DIR")
     handout_cmd.add_argument("exercise")
@@ -74,14 +73,15 @@ COMMANDS = ("grade", "check", "run", "list", "record", "verify", "handout")
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from rich.console import Console  # after parsing: `--help` and usage errors print without it
+
     console = Console(stderr=False, soft_wrap=True)
     errors = Console(stderr=True, soft_wrap=True)
     try:
         command = importlib.import_module(f"grader.commands.{args.command}")
         code: int = command.run(args, console)
         return code
-    except (SuiteError, SubmissionError, RecordError, FileNotFoundError, FileExistsError,
-            SandboxUnavailable, KeyError) as error:
+    except (UserError, FileNotFoundError, FileExistsError, KeyError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         errors.print(f"[red]error:[/] {message}", highlight=False)
         return EXIT_BAD_INPUT

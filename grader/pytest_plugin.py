@@ -60,7 +60,7 @@ class SuiteItem(pytest.Item):
 
     def runtest(self) -> None:
         report: GradeReport = grade(self.loaded, self.path, public_only=True,
-                                    names=[self.spec.name], sandbox="process")
+                                    names=[self.spec.name], default_sandbox="process")
         (result,) = report.results
         self.user_properties.append(("verdict", result.verdict.value))
         if not result.passed:

@@ -15,6 +15,7 @@ from grader.suite.load import load_suite
 
 def run(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
-    report = grade(loaded, exercise_dir(loaded.name), public_only=True, sandbox=args.sandbox)
+    report = grade(loaded, exercise_dir(loaded.name), public_only=True, sandbox=args.sandbox,
+                   default_sandbox="process")
     print_report(report, console)
     return EXIT_OK

@@ -14,6 +14,7 @@ from rich.console import Console
 from grader.commands import EXIT_OK
 from grader.exercise import exercise_dir, project_root
 from grader.judge import calibration
+from grader.run.sandbox import for_reference
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite
 from grader.suite.schema import LimitSpec, TestSpec
@@ -66,7 +67,10 @@ def visible_suite(loaded: LoadedSuite) -> dict[str, Any]:
             continue
         entry = _inlined(test, loaded)
         if suite.limits.merged(test.limits).relative:
-            limits, note = calibration.limits_for(loaded, test)
+            resolved = calibration.resolve_limits(loaded, [test], for_reference())[test.name]
+            if resolved.problem is not None:
+                raise calibration.CalibrationError(resolved.problem)
+            limits, note = resolved.limits, resolved.note
             entry["limits"] = {"cpu_s": limits.cpu_s, "wall_s": limits.wall_s}
             entry["description"] = (entry.get("description", "") + f" (limits: {note})").strip()
         data["tests"].append(entry)

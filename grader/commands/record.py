@@ -10,13 +10,18 @@ from pathlib import Path
 from rich.console import Console
 
 from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
+from grader.errors import UserError
 from grader.exercise import reference_dir
-from grader.judge.grade import Grader, prepared_submission, select_tests
+from grader.judge.calibration import uncalibrated
+from grader.judge.grade import select_tests
+from grader.judge.testrun import Grader, TestRun, prepared_submission
+from grader.run.protocol import raised
+from grader.run.sandbox import for_reference
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite
 
 
-class RecordError(Exception):
+class RecordError(UserError):
     """The reference itself fails a test, so nothing can be recorded for it."""
 
 
@@ -33,22 +38,36 @@ def record(loaded: LoadedSuite, names: list[str] | None = None,
     with prepared_submission(loaded, reference_dir(loaded.name)) as (prepared, scratch):
         if prepared.missing:
             raise RecordError(f"reference/{loaded.name} lacks {', '.join(prepared.missing)}")
-        with Grader(loaded, prepared, scratch, record=True, sandbox="auto") as grader:
+        # The reference runs under the suite's limits, relative ones uncalibrated: it is what they
+        # are calibrated on.
+        with Grader(loaded, prepared, scratch, uncalibrated(loaded, tests),
+                    for_reference()) as grader:
             for test in tests:
-                judgement, outcome, recorded = grader.run_test(test)
-                bad_steps = [step for step in (recorded if isinstance(recorded, list) else [])
-                             if step.get("ni") or step.get("import") or "unplain" in step]
-                if recorded is None or bad_steps:
-                    detail = judgement.message if recorded is None else (
-                        bad_steps[0].get("message") or bad_steps[0].get("unplain", ""))
-                    verdict = judgement.verdict.value if recorded is None else "an error"
-                    recording.failures.append(f"{test.name}: the reference gets {verdict}: {detail}")
+                run = grader.run_test(test)
+                problem = why_not_recordable(run)
+                if problem is not None:
+                    recording.failures.append(f"{test.name}: the reference gets {problem}")
                     continue
-                recording.written += expectations.write(loaded, test, recorded)
-                if progress is not None and outcome is not None:
-                    progress(f"{test.name}: recorded ({outcome.cpu_s:.2f} s CPU, "
-                             f"{outcome.peak_mb:.1f} MB)")
+                assert run.observed is not None
+                recording.written += expectations.write(loaded, test, run.observed)
+                if progress is not None and run.outcome is not None:
+                    progress(f"{test.name}: recorded ({run.outcome.cpu_s:.2f} s CPU, "
+                             f"{run.outcome.peak_mb:.1f} MB)")
     return recording
+
+
+def why_not_recordable(run: TestRun) -> str | None:
+    """What is wrong with a run of the reference (a verdict, or a step not implemented, not
+    importing or returning something that is not data), or None when it can be recorded."""
+    if run.stopped is not None:
+        return f"{run.stopped.verdict.value}: {run.stopped.message}"
+    for step in run.observed if isinstance(run.observed, list) else []:
+        failed = raised(step)
+        if failed is not None and (failed["ni"] or failed["import"]):
+            return f"an error: {failed['message']}"
+        if "unplain" in step:
+            return f"an error: {step.get('unplain')}"
+    return None
 
 
 def run(args: argparse.Namespace, console: Console) -> int:

@@ -1,4 +1,5 @@
-"""Time limits relative to the reference ('3x'), timed once per machine and reference version."""
+"""Resolving limits before a run: relative ones ('3x') timed on the reference once per machine
+and reference version, and cached."""
 
 from __future__ import annotations
 
@@ -9,11 +10,22 @@ import platform
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.atomic import write_atomically
+from grader.errors import UserError
+from grader.exercise import reference_dir
+from grader.judge.judgement import Judgement
+from grader.judge.testrun import Grader, TestLimits, prepared_submission
+from grader.judge.verdicts import Verdict
+from grader.sandboxes import Confinement
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import Limits, LimitSpec, TestSpec
 
 CALIBRATION_RUNS = 2
+
+
+class CalibrationError(UserError):
+    """The reference could not be timed for a limit relative to it."""
 
 
 @dataclass(frozen=True)
@@ -59,46 +71,59 @@ def _load_cache() -> dict[str, dict[str, float]]:
 
 
 def _store(key: str, calibration: Calibration) -> None:
-    from grader.report.reports import write_atomically
-
     data = _load_cache()
     data[key] = {"cpu_s": calibration.cpu_s, "wall_s": calibration.wall_s}
     with contextlib.suppress(OSError):
         write_atomically(cache_path(), json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def reference_timing(loaded: LoadedSuite, test: TestSpec) -> Calibration:
+def reference_timing(loaded: LoadedSuite, test: TestSpec, sandbox: Confinement) -> Calibration:
     """The reference's CPU and wall time on `test` here, from the cache or timed now."""
     key = f"{machine_id()}|{loaded.name}|{test.name}|{expectations.fingerprint(loaded, test)}"
     cached = _load_cache().get(key)
     if cached is not None:
         return Calibration(cpu_s=cached["cpu_s"], wall_s=cached["wall_s"])
-    from grader.exercise import reference_dir
-    from grader.judge.grade import Grader, prepared_submission
-
     reference = reference_dir(loaded.name)
     if not reference.is_dir():
-        raise FileNotFoundError(f"{loaded.path}: test '{test.name}' has a time limit relative to "
+        raise CalibrationError(f"{loaded.path}: test '{test.name}' has a time limit relative to "
                                 f"the reference, and {reference} is not here to time")
     runs = []
     with prepared_submission(loaded, reference) as (prepared, scratch), \
-            Grader(loaded, prepared, scratch, record=True, sandbox="auto") as grader:
+            Grader(loaded, prepared, scratch, uncalibrated(loaded, [test]), sandbox) as grader:
         for _ in range(CALIBRATION_RUNS):
-            judgement, outcome, _ = grader.run_test(test)
-            if outcome is None or outcome.result is None:
-                raise RuntimeError(f"{loaded.path}: calibrating '{test.name}': the reference gets "
-                                   f"{judgement.verdict.value}: {judgement.message}")
-            runs.append((outcome.cpu_s, outcome.wall_s))
+            run = grader.run_test(test)
+            if run.outcome is None or run.stopped is not None:
+                stopped = run.stopped or Judgement(Verdict.JE)
+                raise CalibrationError(f"{loaded.path}: calibrating '{test.name}': the reference gets "
+                                   f"{stopped.verdict.value}: {stopped.message}")
+            runs.append((run.outcome.cpu_s, run.outcome.wall_s))
     calibration = Calibration(cpu_s=min(cpu for cpu, _ in runs), wall_s=min(w for _, w in runs))
     _store(key, calibration)
     return calibration
 
 
-def limits_for(loaded: LoadedSuite, test: TestSpec, calibrate: bool = True) -> tuple[Limits, str]:
-    """The test's limits as numbers, and a note saying how relative ones were calibrated."""
-    spec = loaded.suite.limits.merged(test.limits)
-    if not spec.relative or not calibrate:
-        return spec.resolve(), ""
-    timing = reference_timing(loaded, test)
-    limits = spec.resolve(timing.cpu_s, timing.wall_s)
-    return limits, timing.describe(spec, limits)
+def uncalibrated(loaded: LoadedSuite, tests: list[TestSpec]) -> dict[str, TestLimits]:
+    """The tests' limits with relative times left generous (what `grader record` runs under)."""
+    return {test.name: TestLimits(loaded.suite.limits.merged(test.limits).resolve())
+            for test in tests}
+
+
+def resolve_limits(loaded: LoadedSuite, tests: list[TestSpec],
+                   sandbox: Confinement) -> dict[str, TestLimits]:
+    """The tests' limits as numbers, timing the reference first (under `sandbox`) for relative ones.
+
+    A test whose reference cannot be timed keeps generous limits and says why (it is then JE).
+    """
+    resolved = uncalibrated(loaded, tests)
+    for test in tests:
+        spec = loaded.suite.limits.merged(test.limits)
+        if not spec.relative:
+            continue
+        try:
+            timing = reference_timing(loaded, test, sandbox)
+        except (CalibrationError, OSError, ValueError, KeyError, RuntimeError) as error:
+            resolved[test.name] = TestLimits(spec.resolve(), problem=f"{error}")
+            continue
+        limits = spec.resolve(timing.cpu_s, timing.wall_s)
+        resolved[test.name] = TestLimits(limits, timing.describe(spec, limits))
+    return resolved

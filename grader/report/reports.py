@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from grader.atomic import write_atomically as write_atomically  # re-exported for its callers
 from grader.inert import inert_text, xml_safe
 from grader.judge.grade import GradeReport
 from grader.judge.verdicts import TestResult, Verdict
@@ -21,21 +20,6 @@ from grader.judge.verdicts import TestResult, Verdict
 VERDICT_STYLES = {Verdict.AC: "green", Verdict.WA: "red", Verdict.TLE: "yellow",
                   Verdict.MLE: "yellow", Verdict.RTE: "red", Verdict.OLE: "yellow",
                   Verdict.NI: "dim", Verdict.CE: "magenta", Verdict.JE: "bold red"}
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` so that a reader sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def failure_text(result: TestResult) -> str:

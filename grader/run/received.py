@@ -8,17 +8,31 @@ is checked here against the one shape the worker produces, with every string mad
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, TypeAlias
 
+from grader.run.protocol import DriverResult, Raised, StepOutcome
+
 PlainValue: TypeAlias = Any
 MAX_DEPTH = 200
+MAX_CONTAINERS = 200_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _EXCEPTION_KEYS = {"raises": str, "message": str, "traceback": str, "ni": bool, "import": bool}
 
 
 class Malformed(ValueError):
     """The result does not have the shape the worker sends."""
+
+
+def decode_result(raw: bytes) -> tuple[Any, str | None]:
+    """The test's answer as data, or why it cannot be read (linear in its size, bounded)."""
+    if raw.count(b"[") + raw.count(b"{") > MAX_CONTAINERS:
+        return None, "the test process sent back a result with too many parts"
+    try:
+        return json.loads(raw), None
+    except (ValueError, RecursionError):
+        return None, "the test process sent back something unreadable"
 
 
 def text(value: Any) -> str:
@@ -66,20 +80,19 @@ def value(data: Any, depth: int = 0) -> PlainValue:
     return {tag: value(members, depth + 1)}
 
 
-def _exception(data: dict[str, Any]) -> dict[str, Any]:
-    described: dict[str, Any] = {}
+def _exception(data: dict[str, Any]) -> Raised:
     for key, kind in _EXCEPTION_KEYS.items():
         if type(data.get(key)) is not kind:
             raise Malformed(f"an exception without a proper '{key}'")
-        described[key] = text(data[key]) if kind is str else data[key]
-    return described
+    return {"raises": text(data["raises"]), "message": text(data["message"]),
+            "traceback": text(data["traceback"]), "ni": data["ni"], "import": data["import"]}
 
 
-def step_outcomes(result: Any) -> list[dict[str, Any]]:
+def step_outcomes(result: Any) -> list[StepOutcome]:
     """The outcomes of a call test's steps: a value, an unplain return, or an exception."""
     if type(result) is not dict or set(result) != {"steps"} or type(result["steps"]) is not list:
         raise Malformed("not a list of step outcomes")
-    outcomes = []
+    outcomes: list[StepOutcome] = []
     for item in result["steps"]:
         if type(item) is not dict:
             raise Malformed("a step outcome that is not an object")
@@ -99,7 +112,7 @@ def step_outcomes(result: Any) -> list[dict[str, Any]]:
     return outcomes
 
 
-def driver_outcome(result: Any) -> dict[str, Any]:
+def driver_outcome(result: Any) -> DriverResult:
     """A transcript test's outcome: the exit code and, if it raised, the exception."""
     if type(result) is not dict or set(result) != {"exit", "error"}:
         raise Malformed("not a program's outcome")

@@ -8,14 +8,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Literal
 
-Sandbox = Literal["process", "bwrap", "auto"]
-SANDBOXES: tuple[str, ...] = ("process", "bwrap", "auto")
+from grader.errors import UserError
+from grader.sandboxes import SANDBOX_CHOICES, Confinement, SandboxChoice
 
 
-class SandboxUnavailable(Exception):
-    """bubblewrap was asked for and cannot run here."""
+class SandboxUnavailable(UserError):
+    """bubblewrap was asked for and cannot run here (or no such sandbox level exists)."""
 
 
 @functools.cache
@@ -35,11 +34,13 @@ def bwrap_works() -> str | None:
     return None
 
 
-def resolve(requested: str | None) -> Literal["process", "bwrap"]:
-    """The sandbox to use: an explicit choice, else $GRADER_SANDBOX, else bubblewrap."""
-    choice = requested or os.environ.get("GRADER_SANDBOX") or "bwrap"
-    if choice not in SANDBOXES:
-        raise SandboxUnavailable(f"unknown sandbox '{choice}' (choose one of {', '.join(SANDBOXES)})")
+def choose(flag: str | None, suite: SandboxChoice | None, default: SandboxChoice) -> Confinement:
+    """How tests run here: the command line's flag, else $GRADER_SANDBOX, else the suite's
+    `sandbox:` key, else the command's own default; `auto` is bubblewrap where it works."""
+    choice = flag or os.environ.get("GRADER_SANDBOX") or suite or default
+    if choice not in SANDBOX_CHOICES:
+        raise SandboxUnavailable(f"unknown sandbox '{choice}' (choose one of "
+                                 f"{', '.join(SANDBOX_CHOICES)})")
     if choice == "process":
         return "process"
     problem = bwrap_works()
@@ -49,6 +50,11 @@ def resolve(requested: str | None) -> Literal["process", "bwrap"]:
         return "process"
     raise SandboxUnavailable(f"{problem}; install it (apt-get install bubblewrap) or grade with "
                              "--sandbox process to rely on process limits alone")
+
+
+def for_reference() -> Confinement:
+    """How the reference runs (recorded, timed): bubblewrap where it works, else process limits."""
+    return choose("auto", None, "auto")
 
 
 def system_binds() -> list[str]:

@@ -9,6 +9,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from grader.errors import UserError
 from grader.exercise import exercise_dir
 
 MAX_ARCHIVE_MEMBERS = 1000
@@ -17,7 +18,7 @@ MAX_ARCHIVE_BYTES = 20 * 1024 * 1024
 MAX_DEPTH = 8
 
 
-class SubmissionError(Exception):
+class SubmissionError(UserError):
     """A submission that cannot be graded at all (unreadable, hostile archive, not found)."""
 
 

@@ -1,17 +1,11 @@
 """The fork server: runs the tests of one submission, each in fresh processes behind the boundary.
 
 This file runs as a script (``python worker.py CONFIG_JSON``), standard library only, and never
-imports student code itself: only the test processes do. Protocol on stdin/stdout, one JSON
-object per line (the parent is `grader.run.runner`):
-
-    <- {"event": "ready", "pid": ..., "namespaces": true, "why": ""}
-    -> {"kind": "call", "steps": [...], "limits": {...}, "stdin": ..., "env": {...}}
-    <- {"event": "started", "test": N}           (the parent moves the test into its cgroup)
-    -> {"go": true}
-    <- {"event": "done", "exit_code": ..., "cpu_s": ..., "maxrss_kb": ..., "result_bytes": K, ...}
-       followed by exactly K bytes: what the test process sent back, unread and unchecked.
-       With "done_at_result" in the config, `done` comes as soon as the test closed its result,
-       exit_code null (the test was ending; the parent's cgroup measures it and ends it).
+imports student code itself: only the test processes (`testprocess.py`) do. It talks to its parent
+(`grader.run.runner`) on stdin/stdout in the messages of `protocol.py`; `done` is followed by the
+test's result bytes, unread and unchecked. With `done_at_result` in the config, `done` comes as
+soon as the test closed its result, exit_code null (the test was ending; the parent's cgroup
+measures it and ends it).
 
 The next test's processes are prepared ahead (forked, namespaces entered, file system sealed)
 while the current one runs: each test waits, in a pipe read, for its request. With namespaces,
@@ -25,283 +19,26 @@ outside the namespace could not read its memory or descriptors.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import io
 import json
 import os
-import resource
-import runpy
 import select
 import signal
 import sys
 import time
-import traceback
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from grader.run import confine
-else:  # a sibling file: the worker runs as a script (-I: its folder is not on sys.path)
+    from grader.run.protocol import RESULT_CAP_BYTES, Done, Ready, ServerConfig, Started
+    from grader.run.testprocess import keep_only, test_process
+else:  # sibling files: the worker runs as a script (-I: its folder is not on sys.path)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
+    from protocol import RESULT_CAP_BYTES, Done, Ready, Started
+    from testprocess import keep_only, test_process
 
-RESULT_CAP_BYTES = 8 * 1024 * 1024
 DRAIN_AFTER_EXIT_S = 2.0
-_encode_result = json.JSONEncoder().encode  # bound before any student code can patch json
-MINIMAL_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "HOME": "/tmp", "TMPDIR": "/tmp"}
-
-
-class StepFailed(Exception):
-    """A value that depends on an earlier step that raised."""
-
-
-# ---------------------------------------------------------------- child side: plain data
-
-
-def to_plain(value: Any, depth: int = 0) -> Any:
-    """Convert a result to JSON-able data without trusting any method of the value."""
-    if depth > 200:
-        raise TypeError("nested too deeply")
-    kind = type(value)
-    if value is None or kind is bool or kind is str or kind is float:
-        return value
-    if kind is int:
-        return value
-    if isinstance(value, bool):
-        return bool.__bool__(value)
-    if isinstance(value, int):
-        return int.__index__(value) if kind is not int else value
-    if isinstance(value, float):
-        return float.__float__(value)
-    if isinstance(value, str):
-        return str.__str__(value)
-    if kind is list or kind is tuple:
-        return [to_plain(item, depth + 1) for item in (list.__iter__(value) if kind is list
-                                                        else tuple.__iter__(value))]
-    if kind is dict:
-        items = list(dict.items(value))
-        if all(type(key) is str and not key.startswith("$") for key, _ in items):
-            return {key: to_plain(item, depth + 1) for key, item in items}
-        return {"$dict": [[to_plain(key, depth + 1), to_plain(item, depth + 1)]
-                          for key, item in items]}
-    if kind is set or kind is frozenset:
-        members = [to_plain(item, depth + 1) for item in (set.__iter__(value) if kind is set
-                                                          else frozenset.__iter__(value))]
-        return {"$set": sorted(members, key=lambda m: json.dumps(m, sort_keys=True))}
-    raise TypeError(f"returned a {kind.__name__}, which is not plain data")
-
-
-# ---------------------------------------------------------------- child side: running steps
-
-
-class Namespace:
-    """Resolves dotted targets against `let` names first, then submission modules."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, Any] = {}
-
-    def resolve(self, target: str) -> Any:
-        head, *rest = target.split(".")
-        if head in self.names:
-            value = self.names[head]
-            if isinstance(value, StepFailed):
-                raise StepFailed(str(value))
-        else:
-            value = importlib.import_module(head)
-        for part in rest:
-            value = getattr(value, part)
-        return value
-
-    def evaluate(self, arg: Any) -> Any:
-        if isinstance(arg, list):
-            return [self.evaluate(item) for item in arg]
-        if isinstance(arg, dict):
-            if len(arg) >= 1 and any(key.startswith("$") for key in arg):
-                return self.special(arg)
-            return {key: self.evaluate(item) for key, item in arg.items()}
-        return arg
-
-    def special(self, form: dict[str, Any]) -> Any:
-        if "$call" in form:
-            target = self.resolve(form["$call"])
-            return target(*self.evaluate(form.get("args", [])),
-                          **self.evaluate(form.get("kwargs", {})))
-        if "$get" in form:
-            return self.resolve(form["$get"])
-        if "$ref" in form:
-            return self.resolve(form["$ref"])
-        if "$tuple" in form:
-            return tuple(self.evaluate(form["$tuple"]))
-        if "$set" in form:
-            return set(self.evaluate(form["$set"]))
-        if "$path" in form:
-            return form["$path"]
-        raise ValueError(f"unknown argument form {sorted(form)}")
-
-
-def shown(value: Any, step: dict[str, Any]) -> Any:
-    show = step.get("show", "plain")
-    if show == "str":
-        return str.__str__(str(value))
-    if show == "repr":
-        return str.__str__(repr(value))
-    if show == "attrs":
-        out = {}
-        for dotted in step["attrs"]:
-            item = value
-            for part in dotted.split("."):
-                item = getattr(item, part)
-            out[dotted] = to_plain(item)
-        return out
-    return to_plain(value)
-
-
-def describe_exception(error: BaseException, code_dir: str) -> dict[str, Any]:
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
-              if frame.filename.startswith(code_dir)]
-    for frame in frames:
-        frame.filename = os.path.relpath(frame.filename, code_dir)
-    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
-    try:
-        message = str(error)
-    except BaseException:
-        message = "<unprintable>"
-    lines.append(f"{type(error).__name__}: {message}\n" if message else f"{type(error).__name__}\n")
-    is_import = isinstance(error, (ImportError, SyntaxError)) or (
-        isinstance(error, AttributeError) and getattr(error, "_grader_missing", False))
-    return {"raises": type(error).__name__, "message": message[:2000],
-            "traceback": "".join(lines)[-6000:],
-            "ni": isinstance(error, NotImplementedError), "import": is_import}
-
-
-def run_steps(steps: list[dict[str, Any]], code_dir: str) -> dict[str, Any]:
-    names = Namespace()
-    outcomes: list[dict[str, Any]] = []
-    for step in steps:
-        target_text = step.get("call") or step.get("get") or ""
-        try:
-            try:
-                target = names.resolve(target_text)
-            except AttributeError as error:
-                error._grader_missing = True  # type: ignore[attr-defined]
-                raise
-            if "call" in step:
-                value = target(*names.evaluate(step.get("args", [])),
-                               **names.evaluate(step.get("kwargs", {})))
-            else:
-                value = target
-            if "let" in step:
-                names.names[step["let"]] = value
-                if not step.get("check"):
-                    continue
-            outcomes.append({"value": shown(value, step)})
-        except BaseException as error:
-            if isinstance(error, TypeError) and "not plain data" in str(error):
-                outcomes.append({"unplain": str(error)})
-                continue
-            if "let" in step:
-                names.names[step["let"]] = StepFailed(f"step '{step['let']}' raised")
-                if not step.get("check"):
-                    outcomes.append({"let_failed": True, **describe_exception(error, code_dir)})
-                    continue
-            outcomes.append(describe_exception(error, code_dir))
-    return {"steps": outcomes}
-
-
-def run_driver(request: dict[str, Any], code_dir: str) -> dict[str, Any]:
-    script = os.path.join(code_dir, request["driver"] + ".py")
-    sys.argv = [script, *request.get("argv", [])]
-    exit_code: int | str = 0
-    error = None
-    try:
-        runpy.run_path(script, run_name="__main__")
-    except SystemExit as stop:
-        code = stop.code
-        exit_code = code if isinstance(code, int) else (0 if code is None else 1)
-        if not isinstance(code, int) and code is not None:
-            sys.stderr.write(f"{code}\n")
-    except BaseException as failure:
-        error = describe_exception(failure, code_dir)
-        exit_code = 1
-    with contextlib.suppress(BaseException):
-        sys.stdout.flush()
-    return {"exit": exit_code, "error": error}
-
-
-# ---------------------------------------------------------------- the test process
-
-
-def _read_to_end(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 65536):
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _keep_only(fds: set[int]) -> None:
-    """Close every descriptor but `fds` (and 0, 1, 2)."""
-    low = 0
-    for fd in sorted({0, 1, 2} | fds):
-        if low < fd:  # closerange(n, n) would close everything from n: it calls close_range(n, n-1)
-            os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, 1 << 20)
-
-
-def test_process(config: dict[str, Any], request_fd: int, result_fd: int, out_fd: int, err_fd: int,
-                 ready_fd: int, work_dir: str, namespaces: bool) -> None:
-    """Runs as the test: wait for the request, set limits, redirect, run, send back, exit."""
-    os.write(ready_fd, b"r")
-    os.close(ready_fd)
-    with contextlib.suppress(OSError):
-        confine.drop_bounding_set()
-    request = json.loads(_read_to_end(request_fd))
-    os.close(request_fd)
-    limits = request["limits"]
-    os.setsid()
-    for sig in (signal.SIGXFSZ, signal.SIGXCPU, signal.SIGPIPE, signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, signal.SIG_DFL)
-    if namespaces:
-        if (limits["scratch_bytes"], limits["scratch_files"]) != confine.DEFAULT_SCRATCH:
-            confine.size_scratch(limits["scratch_bytes"], limits["scratch_files"])
-        work_dir = "/tmp"
-    stdin_fd = os.open(request.get("stdin") or os.devnull, os.O_RDONLY)
-    os.dup2(stdin_fd, 0)
-    os.dup2(out_fd, 1)
-    os.dup2(err_fd, 2)
-    _keep_only({result_fd})
-    os.chdir(work_dir)
-    backstop = int(limits["cpu_s"] * 1.25) + 2  # the parent judges; the kernel only backs it up
-    resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
-    # stdout's own cap is the parent's to judge; the kernel caps any one file at the larger space
-    largest = max(limits["output_bytes"], limits["scratch_bytes"]) + 1
-    resource.setrlimit(resource.RLIMIT_FSIZE, (largest, largest))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    with contextlib.suppress(OSError):
-        confine.drop_capabilities()  # after /tmp was sized: that needs one
-    os.environ.clear()
-    os.environ.update({**MINIMAL_ENV, "HOME": work_dir, "TMPDIR": work_dir, **request.get("env", {})})
-    code_dir = config["code_dir"]
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8",
-                                 errors="replace")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=False)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=True)
-    sys.path[0:0] = [code_dir]
-    if request["kind"] == "call":
-        result = run_steps(request["steps"], code_dir)
-        with contextlib.suppress(BaseException):
-            sys.stdout.flush()
-    else:
-        result = run_driver(request, code_dir)
-    payload = _encode_result(result).encode()
-    view = memoryview(payload)
-    while view:
-        written = os.write(result_fd, view[:65536])
-        view = view[written:]
-    os.close(result_fd)  # the answer is complete before the (slower) exit
-    os._exit(0)
 
 
 def report_exit(student: int, report_fd: int) -> None:
@@ -337,13 +74,12 @@ class Prepared:
 
 
 class Server:
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.io_dir: str = config["io_dir"]
         self.counter = 0
-        self.namespaces = bool(config.get("namespaces", True))
+        self.namespaces = config["namespaces"]
         self.why = "" if self.namespaces else "namespaces were not asked for"
-        self.control_fds: set[int] = set()
         self.ahead: Prepared | None = None
 
     # -- preparing a test
@@ -374,7 +110,7 @@ class Server:
         pid = os.fork()
         if pid == 0:
             try:
-                _keep_only(child_fds)
+                keep_only(child_fds)
                 if self.namespaces:
                     self._enter(request_r, result_w, report_w, out_fd, err_fd, ready_w)
                 else:
@@ -417,13 +153,13 @@ class Server:
         The test is the first process (pid 1) of its pid namespace: when it ends, the kernel kills
         whatever it left there. This child stays outside, waits for it and reports its status.
         """
-        in_user_namespace = confine.enter_namespaces(own_network=not self.config.get("sandboxed"))
-        kept = [self.config["code_dir"], *self.config.get("inputs", [])]
+        in_user_namespace = confine.enter_namespaces(own_network=not self.config["sandboxed"])
+        kept = [self.config["code_dir"], *self.config["inputs"]]
         confine.seal_file_system([self.io_dir], kept, in_user_namespace)
         student = os.fork()
         if student == 0:
             os.close(report_w)
-            confine.private_proc(bool(self.config.get("sandboxed")))
+            confine.private_proc(self.config["sandboxed"])
             test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w, "/tmp", True)
         for fd in (request_r, result_w, out_fd, err_fd, ready_w):
             os.close(fd)
@@ -434,7 +170,7 @@ class Server:
 
     def run(self, prepared: Prepared, request: bytes, control_in: io.BufferedReader,
             control_out: io.BufferedWriter) -> None:
-        send(control_out, {"event": "started", "test": prepared.number})
+        send(control_out, Started(event="started", test=prepared.number))
         go = control_in.readline()
         if not go:
             raise EOFError
@@ -454,7 +190,7 @@ class Server:
         exited: tuple[int, float, int, bool] | None = None
         # With namespaces and a parent that measures through cgroups, `done` goes out as soon as
         # the result is in: the test's exit (its memory torn down, ~1 ms) is off the critical path.
-        early = prepared.report_fd is not None and bool(self.config.get("done_at_result"))
+        early = prepared.report_fd is not None and self.config["done_at_result"]
         deadline = None
         while prepared.result_fd in watched or exited is None:
             timeout: float | None = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -479,13 +215,11 @@ class Server:
         wall = time.monotonic() - started
         if exited is None and not early:
             exited = self._exited(prepared)
-        if exited is None:
-            usage = {"exit_code": None, "cpu_s": 0.0, "maxrss_kb": 0}
-        else:
-            usage = {"exit_code": os.waitstatus_to_exitcode(exited[0]), "cpu_s": exited[1],
-                     "maxrss_kb": exited[2]}
-        send(control_out, {"event": "done", "test": prepared.number, **usage, "wall_s": wall,
-                           "result_bytes": len(result), "result_truncated": truncated},
+        status, cpu_s, maxrss_kb = (None, 0.0, 0) if exited is None else exited[:3]
+        send(control_out, Done(event="done", test=prepared.number,
+                               exit_code=None if status is None else os.waitstatus_to_exitcode(status),
+                               cpu_s=cpu_s, maxrss_kb=maxrss_kb, wall_s=wall,
+                               result_bytes=len(result), result_truncated=truncated),
              bytes(result))
         if exited is None:
             exited = self._exited(prepared)
@@ -511,19 +245,18 @@ class Server:
 
     def serve(self) -> None:
         confine.set_not_dumpable()
-        become_subreaper()
+        confine.become_subreaper()  # orphans of a test become ours, so none escape the cleanup
         control_in = os.fdopen(os.dup(0), "rb")
         control_out = os.fdopen(os.dup(1), "wb")
-        self.control_fds = {control_in.fileno(), control_out.fileno()}
-        for fd in self.control_fds:
+        for fd in (control_in.fileno(), control_out.fileno()):
             os.set_inheritable(fd, False)
         null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)
         os.dup2(null, 1)
         os.close(null)
         prepared = self.prepare()
-        send(control_out, {"event": "ready", "pid": os.getpid(), "namespaces": self.namespaces,
-                           "why": self.why})
+        send(control_out, Ready(event="ready", pid=os.getpid(), namespaces=self.namespaces,
+                                why=self.why))
         while request := control_in.readline():
             reap_orphans()
             self.ahead = None
@@ -543,7 +276,7 @@ def _read_line(fd: int) -> str:
     return data.decode("utf-8", "replace")
 
 
-def send(stream: io.BufferedWriter, message: dict[str, Any], payload: bytes = b"") -> None:
+def send(stream: io.BufferedWriter, message: Ready | Started | Done, payload: bytes = b"") -> None:
     stream.write(json.dumps(message).encode() + b"\n" + payload)
     stream.flush()
 
@@ -553,11 +286,6 @@ def reap_orphans() -> None:
     with contextlib.suppress(ChildProcessError):
         while os.waitpid(-1, os.WNOHANG)[0] > 0:
             pass
-
-
-def become_subreaper() -> None:
-    """Make orphaned descendants of a test our children, so none can escape the cleanup."""
-    confine.become_subreaper()
 
 
 def reap_strays(pid: int) -> None:
@@ -582,7 +310,7 @@ def reap_strays(pid: int) -> None:
 
 
 def main() -> None:
-    config = json.loads(sys.argv[1])
+    config: ServerConfig = json.loads(sys.argv[1])
     here = os.path.dirname(os.path.realpath(__file__))
     sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != here]
     sys.dont_write_bytecode = True

@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from grader.exercise import exercise_dir, reference_dir, suites_dir
-from grader.judge.transcripts import normalized_lines
 from grader.suite.load import LoadedSuite
+from grader.suite.normalize import normalized_lines
 from grader.suite.schema import Step, SuiteError, TestSpec
 
 

@@ -14,10 +14,13 @@ from pydantic import (
     model_validator,
 )
 
+from grader.errors import UserError
+from grader.sandboxes import SandboxChoice
+
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
 
-class SuiteError(Exception):
+class SuiteError(UserError):
     """A suite that cannot be used, with a message naming the file, the line and the key."""
 
 
@@ -277,7 +280,7 @@ class Suite(Strict):
     given: list[str] = Field(default_factory=list)
     limits: LimitSpec = Field(default_factory=LimitSpec)
     normalize: Normalize = Field(default_factory=Normalize)
-    sandbox: Literal["process", "bwrap", "auto"] | None = Field(
+    sandbox: SandboxChoice | None = Field(
         None, description="how test processes are confined unless the command line says otherwise")
     env: dict[str, str] = Field(
         default_factory=dict, description="environment variables the test processes get on top of "

@@ -162,9 +162,10 @@ HOSTILE: dict[str, tuple[str, str]] = {
         return -n
     """),
     "patches-the-grader": ("WA", """
-        import __main__
-        __main__.to_plain = lambda value, depth=0: 2
-        __main__.run_driver = lambda *a, **k: {"exit": 0, "error": None}
+        import __main__, sys
+        for grader in (__main__, sys.modules.get("testprocess")):
+            grader.to_plain = lambda value, depth=0: 2
+            grader.run_driver = lambda *a, **k: {"exit": 0, "error": None}
         return 2
     """),
     # its parent is now its namespace's init (pid 1), which ignores it: the attempt changes nothing

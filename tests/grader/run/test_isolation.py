@@ -22,10 +22,12 @@ import pytest
 from rich.console import Console
 
 from grader.commands.record import record
-from grader.judge.grade import Grader, GradeReport, grade, prepared_submission, select_tests
+from grader.judge.calibration import resolve_limits
+from grader.judge.grade import GradeReport, grade, select_tests
+from grader.judge.testrun import Grader, prepared_submission
 from grader.report.reports import junit_xml, print_report, results_json
 from grader.run import cgroup
-from grader.run.runner import open_untrusted, read_capped
+from grader.run.procfs import open_untrusted, read_capped
 from grader.suite.load import load_suite
 
 SANDBOXES = ["process", pytest.param("bwrap", marks=pytest.mark.bwrap)]
@@ -139,13 +141,15 @@ def test_a_stopped_or_killed_fork_server_costs_one_verdict_never_a_hang(
     loaded = load_suite("toy")
     verdicts = []
     started = time.monotonic()
+    tests = select_tests(loaded, False)
     with prepared_submission(loaded, submission) as (prepared, scratch), \
-            Grader(loaded, prepared, scratch, sandbox=sandbox) as grader:
-        for number, test in enumerate(select_tests(loaded, False)):
+            Grader(loaded, prepared, scratch, resolve_limits(loaded, tests, sandbox),
+                   sandbox) as grader:
+        for number, test in enumerate(tests):
             if number == 0:
                 server = grader.server.server_pid
                 threading.Timer(0.2, os.kill, (server, getattr(signal, how))).start()
-            judgement, _, _ = grader.run_test(test)
+            judgement, _ = grader.grade_test(test)
             verdicts.append(judgement.verdict.value)
     assert verdicts == ["JE", "AC"]  # the grader's own fault, then a fresh server
     assert time.monotonic() - started < 30

@@ -1,0 +1,166 @@
+"""Judging one test run: how its process ended, then what it did against what was recorded."""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+from grader.judge.compare import matches
+from grader.judge.transcripts import readable_diff
+from grader.judge.verdicts import Verdict
+from grader.run import received
+from grader.run.protocol import Raised, StepOutcome, raised
+from grader.run.watchdog import RunOutcome
+from grader.suite.normalize import normalized_lines
+from grader.suite.schema import Limits, Normalize, Step
+
+
+@dataclass
+class Judgement:
+    verdict: Verdict
+    message: str = ""
+    details: str = ""
+
+
+def render_value(value: Any) -> str:
+    if isinstance(value, dict) and len(value) >= 1 and any(k.startswith("$") for k in value):
+        if "$call" in value:
+            arguments = render_args(value.get("args", []), value.get("kwargs", {}))
+            return f"{value['$call']}({arguments})"
+        if "$tuple" in value:
+            return "(" + ", ".join(map(render_value, value["$tuple"])) + ")"
+        if "$path" in value:
+            return repr(value.get("$name", value["$path"]))
+        inner = next(iter(value.values()))
+        return str(inner)
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def render_args(args: list[Any], kwargs: dict[str, Any]) -> str:
+    parts = [render_value(arg) for arg in args]
+    parts += [f"{key}={render_value(value)}" for key, value in kwargs.items()]
+    return ", ".join(parts)
+
+
+def step_label(step: Step) -> str:
+    if step.label:
+        return step.label
+    if step.get is not None:
+        return step.get
+    return f"{step.call}({render_args(step.args, step.kwargs)})"
+
+
+def judge_exception(got: Raised, label: str) -> Judgement:
+    """The verdict of a step or program that raised: NI, CE (it does not import), else RTE."""
+    if got["ni"]:
+        return Judgement(Verdict.NI, f"{label}: not implemented yet (raises NotImplementedError)")
+    if got["import"]:
+        hint = ""
+        if got["raises"] == "AttributeError":
+            hint = " (missing function or attribute: check the name and that it is defined at " \
+                   "the top level of the module)"
+        return Judgement(Verdict.CE, f"{label}: {got['raises']}: {got['message']}{hint}",
+                         got["traceback"])
+    return Judgement(Verdict.RTE, f"{label} raised {got['raises']}: {got['message']}",
+                     got.get("traceback", ""))
+
+
+def judge_steps(steps: list[Step], got_list: list[StepOutcome],
+                expected_list: list[dict[str, Any]]) -> Judgement:
+    """Compare the child's step outcomes with the recorded ones; the first failure decides."""
+    for got in got_list:
+        failed = raised(got)
+        if failed is not None and failed.get("let_failed") \
+                and not any(e.get("let_failed") for e in expected_list):
+            return judge_exception(failed, "preparing the test")
+    compared_steps = [step for step in steps if step.compared]
+    got_compared = [g for g in got_list if not g.get("let_failed")]
+    expected_compared = [e for e in expected_list if not e.get("let_failed")]
+    if len(expected_compared) != len(compared_steps) or len(got_compared) != len(compared_steps):
+        return Judgement(Verdict.JE, "the recorded expectations do not match the suite's steps; "
+                         "re-record them with `grader record`")
+    for step, got, expected in zip(compared_steps, got_compared, expected_compared, strict=True):
+        label = step_label(step)
+        failed = raised(got)
+        if "raises" in expected:
+            if failed is not None and failed["raises"] == expected["raises"]:
+                continue
+            if failed is None:
+                return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}"
+                                 f", expected it to raise {expected['raises']}")
+            if failed["ni"] or failed["import"]:
+                return judge_exception(failed, label)
+            return Judgement(Verdict.WA, f"{label} raised {failed['raises']}, expected it to "
+                             f"raise {expected['raises']}", failed["traceback"])
+        if "unplain" in got:
+            return Judgement(Verdict.WA, f"{label} {got.get('unplain')}")
+        if failed is not None:
+            return judge_exception(failed, label)
+        if not matches(step.compare, got.get("value"), expected["value"], step.tolerance):
+            return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}, "
+                             f"expected {received.render(expected['value'])}")
+    return Judgement(Verdict.AC)
+
+
+def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
+    """A verdict from how the process ran (limits, crashes), or None when it ran to the end.
+
+    Time is judged by CPU time against the stated limit; the wall clock only ends a test that
+    stopped using CPU (asleep, blocked) and is a safety net far above the CPU limit.
+    """
+    if outcome.worker_failure:
+        return Judgement(Verdict.JE, outcome.worker_failure)
+    killed = outcome.killed_for
+    output_cap = limits.output_kb * 1024
+    if killed == "output" or (killed is None and (len(outcome.stdout) > output_cap
+                                                   or outcome.exit_code == -signal.SIGXFSZ)):
+        return Judgement(Verdict.OLE, f"wrote more than {limits.output_kb:g} kB of output")
+    if killed == "memory" or (killed is None and outcome.peak_mb > limits.memory_mb):
+        return Judgement(Verdict.MLE, f"used more than {limits.memory_mb:g} MB of memory "
+                         f"(at least {max(outcome.peak_mb, limits.memory_mb):.1f} MB)")
+    if killed == "cpu" or (killed is None and (outcome.cpu_s > limits.cpu_s
+                                               or outcome.exit_code == -signal.SIGXCPU)):
+        return Judgement(Verdict.TLE, f"used more than {limits.cpu_s:g} s of CPU time "
+                         f"(stopped at {max(outcome.cpu_s, limits.cpu_s):.2f} s)")
+    if killed == "wall":
+        return Judgement(Verdict.TLE, f"still running after {limits.wall_s:g} s of wall-clock "
+                         f"time, the safety limit, having used {outcome.cpu_s:.2f} s of its "
+                         f"{limits.cpu_s:g} s of CPU time (waiting or asleep)")
+    if killed == "processes":
+        return Judgement(Verdict.RTE, f"started more than {limits.processes} process(es), or "
+                         f"more threads than the kernel allows a test")
+    if outcome.result is None:
+        code = outcome.exit_code
+        how = (f"was killed by signal {_signal_name(-code)}" if code is not None and code < 0
+               else f"exited with code {code}")
+        message = outcome.result_error or f"the test process {how} before reporting a result"
+        return Judgement(Verdict.RTE, message, _tail(outcome.stderr))
+    return None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def _tail(data: bytes, lines: int = 20) -> str:
+    text = data.decode("utf-8", "replace").rstrip("\n")
+    return "\n".join(text.split("\n")[-lines:])
+
+
+def judge_transcript(got_text: str, got_exit: int, expected_text: str, expected_exit: int,
+                     rules: Normalize) -> Judgement:
+    """A program's output and exit code against the recorded ones, after normalizing both."""
+    got_lines = normalized_lines(got_text, rules)
+    expected_lines = normalized_lines(expected_text, rules)
+    if got_lines != expected_lines:
+        return Judgement(Verdict.WA, "the output differs from the expected transcript",
+                         readable_diff(got_lines, expected_lines))
+    if got_exit != expected_exit:
+        return Judgement(Verdict.WA, f"the program exited with code {got_exit}, expected "
+                         f"{expected_exit}")
+    return Judgement(Verdict.AC)

@@ -1,0 +1,199 @@
+"""Running a suite's tests on one prepared submission: one `TestRun` per test.
+
+A run observes; it compares nothing unless asked (`Grader.grade_test`). Grading judges what a run
+observed against the recorded expectations; `grader record` stores it as the expectations;
+calibration keeps only its times. Limits come resolved (`TestLimits`), never worked out here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeAlias, TypedDict
+
+from grader.exercise import project_root
+from grader.inert import inert_text
+from grader.judge.judgement import (
+    Judgement,
+    judge_exception,
+    judge_process,
+    judge_steps,
+    judge_transcript,
+    render_value,
+)
+from grader.judge.verdicts import Verdict
+from grader.run import received
+from grader.run.protocol import StepOutcome
+from grader.run.runner import ForkServer
+from grader.run.submission import Prepared, prepare
+from grader.run.watchdog import RunOutcome
+from grader.sandboxes import Confinement
+from grader.suite import expectations
+from grader.suite.load import LoadedSuite
+from grader.suite.schema import Limits, Step, TestSpec
+
+
+@dataclass(frozen=True)
+class TestLimits:
+    """A test's limits as numbers, and how relative ones were calibrated (empty if none were)."""
+
+    limits: Limits
+    note: str = ""
+    problem: str | None = None  # why they could not be resolved (the test is then JE)
+
+
+class ProgramRun(TypedDict):
+    """What a transcript test's program did (as `grader record` stores it)."""
+
+    exit: int
+    stdout: bytes
+
+
+Observed: TypeAlias = list[StepOutcome] | ProgramRun
+
+
+@dataclass(frozen=True)
+class TestRun:
+    """One run of a test: how its process went, and what it did or why it did not finish."""
+
+    outcome: RunOutcome | None  # None: it never started (the submission does not compile)
+    observed: Observed | None = None  # what it did, when it ran to the end
+    stopped: Judgement | None = None  # else the verdict that ended it (CE, a limit, a crash)
+
+
+def _scratch_root() -> str | None:
+    """Where submissions are laid out: $GRADER_SCRATCH, else the system's temporary folder."""
+    return os.environ.get("GRADER_SCRATCH") or None
+
+
+@contextmanager
+def prepared_submission(loaded: LoadedSuite, source: Path,
+                        overlay: Path | None = None) -> Iterator[tuple[Prepared, Path]]:
+    scratch = Path(tempfile.mkdtemp(prefix="grader-", dir=_scratch_root()))
+    scratch.chmod(0o755)
+    try:
+        suite = loaded.suite
+        prepared = prepare(source, suite.exercise, suite.submit, suite.given, scratch / "code",
+                           overlay=overlay)
+        yield prepared, scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class Grader:
+    """Runs the tests of one suite on one submission, under limits resolved beforehand."""
+
+    def __init__(self, loaded: LoadedSuite, prepared: Prepared, scratch: Path,
+                 limits: Mapping[str, TestLimits], sandbox: Confinement) -> None:
+        self.loaded = loaded
+        self.suite = loaded.suite
+        self.prepared = prepared
+        self.scratch = scratch
+        self.limits = limits
+        self.inputs = scratch / "inputs"
+        self.inputs.mkdir(exist_ok=True)
+        self.inputs.chmod(0o755)
+        self.sandbox = sandbox
+        self.server = ForkServer(prepared.code_dir, scratch, sandbox, inputs=self.inputs,
+                                 env=loaded.suite.env)
+
+    def __enter__(self) -> Grader:
+        self.server.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.stop()
+
+    def shown(self, text: str) -> str:
+        """`text` as students may see it: inert, and without the grader's own paths."""
+        for folder in (self.prepared.code_dir, self.inputs, self.scratch, project_root()):
+            text = text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")
+        return inert_text(text)
+
+    def input_file(self, name: str) -> Path:
+        """A copy of fixtures/NAME/<name> that the test process may read."""
+        origin = self.loaded.fixtures / name
+        if not origin.is_file():
+            raise FileNotFoundError(f"{origin}: input fixture named in the suite does not exist")
+        copy = self.inputs / name
+        if not copy.exists():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(origin, copy)
+            copy.chmod(0o644)
+        return copy
+
+    def run_test(self, test: TestSpec) -> TestRun:
+        """Run one test and say what it did; nothing is compared."""
+        limits = self.limits[test.name].limits
+        if self.prepared.missing:
+            return TestRun(None, stopped=Judgement(
+                Verdict.CE, "missing file(s): " + ", ".join(self.prepared.missing)))
+        if self.prepared.syntax_errors:
+            name, error = next(iter(self.prepared.syntax_errors.items()))
+            return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error))
+        if test.transcript is not None:
+            return self._run_transcript(test, limits)
+        return self._run_calls(test, limits)
+
+    def grade_test(self, test: TestSpec) -> tuple[Judgement, TestRun]:
+        """Run one test and judge it against its recorded expectations."""
+        run = self.run_test(test)
+        if run.stopped is not None:
+            return run.stopped, run
+        if test.transcript is not None:
+            assert isinstance(run.observed, dict) and run.outcome is not None
+            expected_text, expected_exit = expectations.load_transcript(self.loaded, test)
+            text = run.outcome.stdout.decode("utf-8", "replace")
+            return judge_transcript(text, run.observed["exit"], expected_text, expected_exit,
+                                    test.normalize or self.suite.normalize), run
+        assert isinstance(run.observed, list)
+        expected = expectations.load_call(self.loaded, test)
+        return judge_steps(expectations.steps_of(test, self.loaded), run.observed, expected), run
+
+    def _run_calls(self, test: TestSpec, limits: Limits) -> TestRun:
+        steps = expectations.steps_of(test, self.loaded)
+        outcome = self.server.run_calls([self._wire_step(step) for step in steps], limits)
+        stopped = judge_process(outcome, limits)
+        if stopped is not None:
+            return TestRun(outcome, stopped=stopped)
+        try:
+            return TestRun(outcome, observed=received.step_outcomes(outcome.result))
+        except received.Malformed as error:
+            return TestRun(outcome, stopped=Judgement(
+                Verdict.RTE, f"the test process sent back a malformed result ({error})"))
+
+    def _wire_step(self, step: Step) -> dict[str, Any]:
+        data = step.model_dump(exclude_defaults=True)
+        data["args"] = [self._wire_arg(arg) for arg in step.args]
+        return data
+
+    def _wire_arg(self, arg: Any) -> Any:
+        if isinstance(arg, dict) and set(arg) == {"fixture"}:
+            return {"$path": str(self.input_file(arg["fixture"])), "$name": arg["fixture"]}
+        if isinstance(arg, list):
+            return [self._wire_arg(item) for item in arg]
+        return arg
+
+    def _run_transcript(self, test: TestSpec, limits: Limits) -> TestRun:
+        spec = test.transcript
+        assert spec is not None
+        argv = [str(self.input_file(a["fixture"])) if isinstance(a, dict) else a for a in spec.args]
+        stdin = self.input_file(spec.stdin) if spec.stdin else None
+        outcome = self.server.run_driver(spec.driver, argv, stdin, limits)
+        stopped = judge_process(outcome, limits)
+        if stopped is not None:
+            return TestRun(outcome, stopped=stopped)
+        try:
+            result = received.driver_outcome(outcome.result)
+        except received.Malformed as malformed:
+            return TestRun(outcome, stopped=Judgement(
+                Verdict.RTE, f"the test process sent back a malformed result ({malformed})"))
+        if result["error"] is not None:
+            label = " ".join([spec.driver, *map(render_value, spec.args)])
+            return TestRun(outcome, stopped=judge_exception(result["error"], label))
+        return TestRun(outcome, observed=ProgramRun(exit=result["exit"], stdout=outcome.stdout))

@@ -1,0 +1,292 @@
+"""The test process: it receives its request, confines itself, runs the submission, sends back.
+
+Standard library only, like the fork server (`worker.py`) that forks it and imports this file as
+a sibling. Everything here after the request arrives runs next to student code: it converts what
+the code returned into plain data without trusting any of its methods, and the parent checks all
+of it again (`grader.run.received`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import os
+import resource
+import runpy
+import signal
+import sys
+import traceback
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from grader.run import confine
+    from grader.run.protocol import (
+        MINIMAL_ENV,
+        DriverRequest,
+        DriverResult,
+        Raised,
+        Request,
+        ServerConfig,
+        StepOutcome,
+        StepsResult,
+    )
+else:  # siblings: this runs in the fork server, a script (see worker.py)
+    import confine
+    from protocol import MINIMAL_ENV
+
+_encode_result = json.JSONEncoder().encode  # bound before any student code can patch json
+
+
+class StepFailed(Exception):
+    """A value that depends on an earlier step that raised."""
+
+
+class Unplain(TypeError):
+    """A returned value that is not plain data (the step's outcome, not an exception it raised)."""
+
+
+# ---------------------------------------------------------------- plain data
+
+
+def to_plain(value: Any, depth: int = 0) -> Any:
+    """Convert a result to JSON-able data without trusting any method of the value."""
+    if depth > 200:
+        raise TypeError("nested too deeply")
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is str or kind is float:
+        return value
+    if isinstance(value, int):  # a subclass (bool has none): its plain number
+        return int.__index__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if kind is list or kind is tuple:
+        return [to_plain(item, depth + 1) for item in (list.__iter__(value) if kind is list
+                                                        else tuple.__iter__(value))]
+    if kind is dict:
+        items = list(dict.items(value))
+        if all(type(key) is str and not key.startswith("$") for key, _ in items):
+            return {key: to_plain(item, depth + 1) for key, item in items}
+        return {"$dict": [[to_plain(key, depth + 1), to_plain(item, depth + 1)]
+                          for key, item in items]}
+    if kind is set or kind is frozenset:
+        members = [to_plain(item, depth + 1) for item in (set.__iter__(value) if kind is set
+                                                          else frozenset.__iter__(value))]
+        return {"$set": sorted(members, key=lambda m: json.dumps(m, sort_keys=True))}
+    raise Unplain(f"returned a {kind.__name__}, which is not plain data")
+
+
+# ---------------------------------------------------------------- running steps or a driver
+
+
+class Namespace:
+    """Resolves dotted targets against `let` names first, then submission modules."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, Any] = {}
+
+    def resolve(self, target: str) -> Any:
+        head, *rest = target.split(".")
+        if head in self.names:
+            value = self.names[head]
+            if isinstance(value, StepFailed):
+                raise StepFailed(str(value))
+        else:
+            value = importlib.import_module(head)
+        for part in rest:
+            value = getattr(value, part)
+        return value
+
+    def evaluate(self, arg: Any) -> Any:
+        if isinstance(arg, list):
+            return [self.evaluate(item) for item in arg]
+        if isinstance(arg, dict):
+            if len(arg) >= 1 and any(key.startswith("$") for key in arg):
+                return self.special(arg)
+            return {key: self.evaluate(item) for key, item in arg.items()}
+        return arg
+
+    def special(self, form: dict[str, Any]) -> Any:
+        if "$call" in form:
+            target = self.resolve(form["$call"])
+            return target(*self.evaluate(form.get("args", [])),
+                          **self.evaluate(form.get("kwargs", {})))
+        if "$get" in form:
+            return self.resolve(form["$get"])
+        if "$ref" in form:
+            return self.resolve(form["$ref"])
+        if "$tuple" in form:
+            return tuple(self.evaluate(form["$tuple"]))
+        if "$set" in form:
+            return set(self.evaluate(form["$set"]))
+        if "$path" in form:
+            return form["$path"]
+        raise ValueError(f"unknown argument form {sorted(form)}")
+
+
+def shown(value: Any, step: dict[str, Any]) -> Any:
+    show = step.get("show", "plain")
+    if show == "str":
+        return str.__str__(str(value))
+    if show == "repr":
+        return str.__str__(repr(value))
+    if show == "attrs":
+        out = {}
+        for dotted in step["attrs"]:
+            item = value
+            for part in dotted.split("."):
+                item = getattr(item, part)
+            out[dotted] = to_plain(item)
+        return out
+    return to_plain(value)
+
+
+def describe_exception(error: BaseException, code_dir: str) -> Raised:
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if frame.filename.startswith(code_dir)]
+    for frame in frames:
+        frame.filename = os.path.relpath(frame.filename, code_dir)
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    try:
+        message = str(error)
+    except BaseException:
+        message = "<unprintable>"
+    lines.append(f"{type(error).__name__}: {message}\n" if message else f"{type(error).__name__}\n")
+    is_import = isinstance(error, (ImportError, SyntaxError)) or (
+        isinstance(error, AttributeError) and getattr(error, "_grader_missing", False))
+    return {"raises": type(error).__name__, "message": message[:2000],
+            "traceback": "".join(lines)[-6000:],
+            "ni": isinstance(error, NotImplementedError), "import": is_import}
+
+
+def run_steps(steps: list[dict[str, Any]], code_dir: str) -> StepsResult:
+    names = Namespace()
+    outcomes: list[StepOutcome] = []
+    for step in steps:
+        target_text = step.get("call") or step.get("get") or ""
+        try:
+            try:
+                target = names.resolve(target_text)
+            except AttributeError as error:
+                error._grader_missing = True  # type: ignore[attr-defined]
+                raise
+            if "call" in step:
+                value = target(*names.evaluate(step.get("args", [])),
+                               **names.evaluate(step.get("kwargs", {})))
+            else:
+                value = target
+            if "let" in step:
+                names.names[step["let"]] = value
+                if not step.get("check"):
+                    continue
+            outcomes.append({"value": shown(value, step)})
+        except Unplain as unplain:
+            outcomes.append({"unplain": str(unplain)})
+        except BaseException as error:
+            if "let" in step:
+                names.names[step["let"]] = StepFailed(f"step '{step['let']}' raised")
+                if not step.get("check"):
+                    outcomes.append({"let_failed": True, **describe_exception(error, code_dir)})
+                    continue
+            outcomes.append(describe_exception(error, code_dir))
+    return {"steps": outcomes}
+
+
+def run_driver(request: DriverRequest, code_dir: str) -> DriverResult:
+    script = os.path.join(code_dir, request["driver"] + ".py")
+    sys.argv = [script, *request["argv"]]
+    exit_code = 0
+    error: Raised | None = None
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as stop:
+        code = stop.code
+        exit_code = code if isinstance(code, int) else (0 if code is None else 1)
+        if not isinstance(code, int) and code is not None:
+            sys.stderr.write(f"{code}\n")
+    except BaseException as failure:
+        error = describe_exception(failure, code_dir)
+        exit_code = 1
+    with contextlib.suppress(BaseException):
+        sys.stdout.flush()
+    return {"exit": exit_code, "error": error}
+
+
+# ---------------------------------------------------------------- the process
+
+
+def _read_to_end(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def keep_only(fds: set[int]) -> None:
+    """Close every descriptor but `fds` (and 0, 1, 2)."""
+    low = 0
+    for fd in sorted({0, 1, 2} | fds):
+        if low < fd:  # closerange(n, n) would close everything from n: it calls close_range(n, n-1)
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 20)
+
+
+def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: int, err_fd: int,
+                 ready_fd: int, work_dir: str, namespaces: bool) -> None:
+    """Runs as the test: wait for the request, set limits, redirect, run, send back, exit."""
+    os.write(ready_fd, b"r")
+    os.close(ready_fd)
+    with contextlib.suppress(OSError):
+        confine.drop_bounding_set()
+    request: Request = json.loads(_read_to_end(request_fd))
+    os.close(request_fd)
+    limits = request["limits"]
+    os.setsid()
+    for sig in (signal.SIGXFSZ, signal.SIGXCPU, signal.SIGPIPE, signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+    if namespaces:
+        if (limits["scratch_bytes"], limits["scratch_files"]) != confine.DEFAULT_SCRATCH:
+            confine.size_scratch(limits["scratch_bytes"], limits["scratch_files"])
+        work_dir = "/tmp"
+    stdin_fd = os.open(request["stdin"] or os.devnull, os.O_RDONLY)
+    os.dup2(stdin_fd, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
+    keep_only({result_fd})
+    os.chdir(work_dir)
+    backstop = int(limits["cpu_s"] * 1.25) + 2  # the parent judges; the kernel only backs it up
+    resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
+    # stdout's own cap is the parent's to judge; the kernel caps any one file at the larger space
+    largest = max(limits["output_bytes"], limits["scratch_bytes"]) + 1
+    resource.setrlimit(resource.RLIMIT_FSIZE, (largest, largest))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    with contextlib.suppress(OSError):
+        confine.drop_capabilities()  # after /tmp was sized: that needs one
+    os.environ.clear()
+    os.environ.update({**MINIMAL_ENV, "HOME": work_dir, "TMPDIR": work_dir, **request["env"]})
+    code_dir = config["code_dir"]
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8",
+                                 errors="replace")
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+                                  errors="backslashreplace", line_buffering=False)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                  errors="backslashreplace", line_buffering=True)
+    sys.path[0:0] = [code_dir]
+    result: StepsResult | DriverResult
+    if request["kind"] == "call":
+        result = run_steps(request["steps"], code_dir)
+        with contextlib.suppress(BaseException):
+            sys.stdout.flush()
+    else:
+        result = run_driver(request, code_dir)
+    payload = _encode_result(result).encode()
+    view = memoryview(payload)
+    while view:
+        written = os.write(result_fd, view[:65536])
+        view = view[written:]
+    os.close(result_fd)  # the answer is complete before the (slower) exit
+    os._exit(0)
