@@ -74,6 +74,7 @@ COMMANDS = ("grade", "check", "run", "list", "record", "verify", "handout")
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from rich.console import Console  # after parsing: `--help` and usage errors print without it
+    from rich.markup import escape
 
     console = Console(stderr=False, soft_wrap=True)
     errors = Console(stderr=True, soft_wrap=True)
@@ -83,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except (UserError, FileNotFoundError, FileExistsError, KeyError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        errors.print(f"[red]error:[/] {message}", highlight=False)
+        errors.print(f"[red]error:[/] {escape(str(message))}", highlight=False)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         errors.print("[yellow]interrupted[/]")

@@ -39,7 +39,7 @@ def choose(flag: str | None, suite: SandboxChoice | None, default: SandboxChoice
     `sandbox:` key, else the command's own default; `auto` is bubblewrap where it works."""
     choice = flag or os.environ.get("GRADER_SANDBOX") or suite or default
     if choice not in SANDBOX_CHOICES:
-        raise SandboxUnavailable(f"unknown sandbox '{choice}' (choose one of "
+        raise SandboxUnavailable(f"unknown sandbox {choice!r} (choose one of "
                                  f"{', '.join(SANDBOX_CHOICES)})")
     if choice == "process":
         return "process"
