@@ -30,7 +30,6 @@ class Prepared:
     missing: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     syntax_errors: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
 
 
 def _safe_member(name: str) -> PurePosixPath:
