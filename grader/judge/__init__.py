@@ -1,1 +1,1 @@
-"""The judge stage: verdicts, comparison, transcripts, the grading of one submission."""
+"""The judge stage: limits resolved, tests run (one TestRun each) and judged, verdicts, results."""

@@ -1,1 +1,1 @@
-"""The run stage: the fork server, the per-test boundary, cgroups, submissions."""
+"""The run stage: the fork server and its protocol, the per-test boundary, cgroups, submissions."""
