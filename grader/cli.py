@@ -13,6 +13,7 @@ from rich.console import Console
 
 from grader.commands import EXIT_BAD_INPUT
 from grader.commands.record import RecordError
+from grader.report.gradebook import GradebookError
 from grader.run.sandbox import SandboxUnavailable
 from grader.run.submission import SubmissionError
 from grader.suite.schema import SuiteError
@@ -39,7 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
                            help="confine tests with bubblewrap (default, or $GRADER_SANDBOX), "
                                 "process limits only, or bubblewrap when available")
     grade_cmd.add_argument("--resume", action="store_true",
-                           help="grade only the submissions without results in --out")
+                           help="regrade only the submissions whose inputs changed since their "
+                                "last grading in --out")
+    grade_cmd.add_argument("--roster", type=Path, metavar="FILE",
+                           help="CSV with a 'submission' column (folder or .zip name); its other "
+                                "columns go in front of grades.csv")
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
@@ -63,13 +68,19 @@ def build_parser() -> argparse.ArgumentParser:
     verify_cmd.add_argument("exercise")
     verify_cmd.add_argument("--sandbox", choices=["process", "bwrap", "auto"])
 
+    gradebook_cmd = commands.add_parser("gradebook", help="what a batch's gradebook holds")
+    gradebook_cmd.add_argument("out", type=Path, metavar="OUT", help="a batch's --out folder")
+    gradebook_cmd.add_argument("--changes", action="store_true",
+                               help="whose score changed between their last two gradings, and "
+                                    "which tests caused it")
+
     handout_cmd = commands.add_parser("handout", help="write what students receive into DIR")
     handout_cmd.add_argument("exercise")
     handout_cmd.add_argument("directory", type=Path)
     return parser
 
 
-COMMANDS = ("grade", "check", "run", "list", "record", "verify", "handout")
+COMMANDS = ("grade", "check", "run", "list", "record", "verify", "gradebook", "handout")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -81,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = command.run(args, console)
         return code
     except (SuiteError, SubmissionError, RecordError, FileNotFoundError, FileExistsError,
-            SandboxUnavailable, KeyError) as error:
+            SandboxUnavailable, GradebookError, KeyError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         errors.print(f"[red]error:[/] {message}", highlight=False)
         return EXIT_BAD_INPUT

@@ -23,11 +23,28 @@ VERDICT_STYLES = {Verdict.AC: "green", Verdict.WA: "red", Verdict.TLE: "yellow",
                   Verdict.NI: "dim", Verdict.CE: "magenta", Verdict.JE: "bold red"}
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it (Linux), else set and restored at once."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` so that a reader sees the old file or the new one, never half."""
+    """Write `text` to `path` so that a reader sees the old file or the new one, never half.
+
+    The file gets the mode of any new file (0666 less the umask), not mkstemp's private 0600.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
+        os.fchmod(handle, 0o666 & ~current_umask())
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()
@@ -91,7 +108,8 @@ def results_json(report: GradeReport) -> dict[str, Any]:
             "extra_data": {"verdict": result.verdict.value, "kind": result.kind,
                            "limits": result.limits, "calibration": result.limits_note or None,
                            "cpu_s": result.usage.cpu_s,
-                           "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb},
+                           "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb,
+                           "resident_mb": result.usage.resident_mb},
         })
     data: dict[str, Any] = {"score": report.score, "tests": tests,
                             "extra_data": {"exercise": report.exercise,
@@ -102,32 +120,44 @@ def results_json(report: GradeReport) -> dict[str, Any]:
     return data
 
 
+# The verdicts where the grader could not judge the answer at all: JUnit's <error>.
+ERROR_VERDICTS = frozenset({Verdict.RTE, Verdict.CE, Verdict.JE})
+
+
 def junit_xml(report: GradeReport) -> str:
-    """JUnit XML; every name and message passes xml_safe, so the file always parses."""
-    failures = sum(1 for r in report.results if not r.passed and r.verdict is not Verdict.JE)
-    errors = sum(1 for r in report.results if r.verdict is Verdict.JE)
+    """JUnit XML as the Jenkins xunit plugin's junit-10.xsd defines it.
+
+    RTE, CE and JE are <error>s, every other verdict but AC a <failure>; the points, which a
+    <testcase> cannot hold, are properties of the <testsuite> (`points:NAME` = "got/max") and the
+    first line of each test's <system-out>. Every text passes xml_safe, so the file always parses.
+    """
+    errors = sum(1 for r in report.results if r.verdict in ERROR_VERDICTS)
+    failures = sum(1 for r in report.results if not r.passed) - errors
     exercise = xml_safe(report.exercise)
-    suite = ET.Element("testsuite", name=exercise, tests=str(len(report.results)),
-                       failures=str(failures), errors=str(errors),
-                       time=f"{sum(r.usage.wall_s for r in report.results):.3f}")
+    total_time = sum(r.usage.wall_s for r in report.results)
+    root = ET.Element("testsuites", name=exercise, tests=str(len(report.results)),
+                      failures=str(failures), errors=str(errors), time=f"{total_time:.3f}")
+    suite = ET.SubElement(root, "testsuite", name=exercise, tests=str(len(report.results)),
+                          failures=str(failures), errors=str(errors), skipped="0",
+                          time=f"{total_time:.3f}")
+    properties = ET.SubElement(suite, "properties")
+    facts = [("score", f"{report.score:g}"), ("max_score", f"{report.max_score:g}"),
+             ("sandbox", report.sandbox or "none")]
+    facts += [(f"points:{r.name}", f"{r.points:g}/{r.max_points:g}") for r in report.results]
+    for key, value in facts:
+        ET.SubElement(properties, "property", name=xml_safe(key), value=xml_safe(value))
     for result in report.results:
         case = ET.SubElement(suite, "testcase", classname=exercise, name=xml_safe(result.name),
                              time=f"{result.usage.wall_s:.3f}")
-        if result.verdict is Verdict.JE:
-            element = ET.SubElement(case, "error", type=result.verdict.value,
-                                    message=xml_safe(result.message))
-            element.text = xml_safe(failure_text(result))
-        elif not result.passed:
-            element = ET.SubElement(case, "failure", type=result.verdict.value,
+        if not result.passed:
+            tag = "error" if result.verdict in ERROR_VERDICTS else "failure"
+            element = ET.SubElement(case, tag, type=result.verdict.value,
                                     message=xml_safe(result.message[:500]))
             element.text = xml_safe(failure_text(result))
-        properties = ET.SubElement(case, "properties")
-        facts = (("verdict", result.verdict.value), ("points", f"{result.points:g}"),
-                 ("cpu_s", str(result.usage.cpu_s)), ("peak_mb", str(result.usage.peak_mb)))
-        for key, value in facts:
-            ET.SubElement(properties, "property", name=key, value=value)
-    root = ET.Element("testsuites")
-    root.append(suite)
+        out = ET.SubElement(case, "system-out")
+        out.text = (f"points {result.points:g}/{result.max_points:g}; verdict "
+                    f"{result.verdict.value}; cpu {result.usage.cpu_s:.3f} s; peak resident "
+                    f"{result.usage.resident_mb:.1f} MB")
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -49,6 +49,7 @@ class RunOutcome:
     cpu_s: float = 0.0
     wall_s: float = 0.0
     peak_mb: float = 0.0
+    resident_mb: float = 0.0  # the test's own peak resident size (the kernel's maxrss), absolute
     result: Any = None
     result_error: str | None = None
     stdout: bytes = b""
@@ -364,6 +365,7 @@ class Test:
         self.err_fd: int | None = None
         self.number = 0
         self.baseline_kb = 0
+        self.server_rss_kb = 0
 
     def run(self) -> None:
         server = self.server
@@ -409,8 +411,9 @@ class Test:
             self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE)
             if not self.cgroup.add(self.student):
                 raise ServerFault("could not move the test into its cgroup")
+        self.server_rss_kb = _status_kb(server.server_pid, b"VmRSS:")
         if self.cgroup is None or "memory" not in self.cgroup.measures:
-            self.baseline_kb = _status_kb(server.server_pid, b"VmRSS:")
+            self.baseline_kb = self.server_rss_kb
         base = server.io_dir / str(self.number)
         self.out_fd = open_untrusted(base.with_suffix(".out"))
         self.err_fd = open_untrusted(base.with_suffix(".err"))
@@ -504,6 +507,11 @@ class Test:
         else:
             kernel_kb = max(_number(done, "maxrss_kb", int) - self.baseline_kb, 0)
             outcome.peak_mb = round(max(outcome.peak_mb, kernel_kb / 1024), 2)
+        # Absolute: the kernel's maxrss when the server waited for the test, else what the test
+        # added to the pages it shares with the fork server it was forked from.
+        maxrss_kb = done.get("maxrss_kb")
+        kernel_mb = maxrss_kb / 1024 if isinstance(maxrss_kb, int) else 0.0
+        outcome.resident_mb = round(max(kernel_mb, outcome.peak_mb + self.server_rss_kb / 1024), 2)
         if cgroup is not None and cgroup.oom_kills():
             outcome.killed_for = outcome.killed_for or "memory"
         if cgroup is not None and cgroup.refused_forks():
