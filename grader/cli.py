@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("exercise")
     run_cmd.add_argument("driver")
     run_cmd.add_argument("--submission", type=Path,
-                         help="folder with the student's files (default: the reference)")
+                         help="folder with the student's files (default: the reference; in a "
+                              "handout, your working copy exercises/EXERCISE)")
     run_cmd.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the driver")
 
     commands.add_parser("list", help="the exercises, their drivers and points")
