@@ -24,16 +24,20 @@ from typing import Any
 
 from grader.batch import identity as ids
 from grader.batch.discover import Discovery, discover
+from grader.batch.roster import Roster
 from grader.exercise import project_root
-from grader.judge.grade import GradeReport, grade
+from grader.judge.grade import GradeReport, grade, select_tests
 from grader.judge.verdicts import TestResult, Verdict
 from grader.report.gradebook import Attempt, Gradebook, attempt_from_results
+from grader.report.grades import grades_csv
 from grader.report.reports import junit_xml, results_json, write_atomically
-from grader.report.summary import FEEDBACK_NAME, feedback_html
+from grader.report.summary import FEEDBACK_NAME, Summary, feedback_html, summarize, summary_html
 from grader.run.submission import SubmissionError
 from grader.suite.load import LoadedSuite, load_suite
 
 RESULTS_NAME = "results.json"
+GRADES_NAME = "grades.csv"
+SUMMARY_NAME = "summary.html"
 JUNIT_NAME = "junit.xml"
 STOP_GRACE_S = 2.0  # after Ctrl-C, how long a pool process may take to stop its tests
 
@@ -224,6 +228,19 @@ def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int, resume:
         book.claim(loaded.name)
         batch = plan(loaded, found, book, out, resume)
         return grade_planned(loaded, batch, out, book, jobs, public_only, sandbox, on_done)
+
+
+def write_class_reports(loaded: LoadedSuite, out: Path, book: Gradebook, students: list[str],
+                        roster: Roster | None = None, public_only: bool = False) -> Summary:
+    """grades.csv and summary.html from the gradebook: each student's latest attempt."""
+    tests = select_tests(loaded, public_only)
+    names = [test.name for test in tests]
+    max_score = sum(test.points for test in tests)
+    latest = book.latest(students)
+    write_atomically(out / GRADES_NAME, grades_csv(names, max_score, latest, roster))
+    summary = summarize(latest, names, max_score)
+    write_atomically(out / SUMMARY_NAME, summary_html(loaded.name, summary))
+    return summary
 
 
 def collect(out: Path) -> dict[str, dict[str, Any]]:

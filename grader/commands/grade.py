@@ -16,9 +16,9 @@ from grader.commands import EXIT_BAD_INPUT, EXIT_GRADER_FAILED, EXIT_OK, EXIT_US
 from grader.inert import inert_text
 from grader.judge.grade import grade, select_tests
 from grader.report.gradebook import Gradebook, GradebookError
-from grader.report.grades import GRADE_COLUMNS, grades_csv
-from grader.report.reports import print_report, write_atomically, write_junit, write_results
-from grader.report.summary import print_summary, summarize, summary_html
+from grader.report.grades import GRADE_COLUMNS
+from grader.report.reports import print_report, write_junit, write_results
+from grader.report.summary import print_summary
 from grader.run.submission import SubmissionError
 from grader.suite.load import LoadedSuite, load_suite
 
@@ -117,14 +117,10 @@ def _grade_class(args: argparse.Namespace, loaded: LoadedSuite, console: Console
                       f"submission(s), new or changed since their last grading (submission, "
                       f"suite, expectations or grader); keeping {len(planned.kept)}")
     progress = _run_with_bar(args, loaded, console, planned, book, out, jobs)
-    tests = [test.name for test in select_tests(loaded, args.public)]
-    max_score = sum(test.points for test in select_tests(loaded, args.public))
-    latest = book.latest(found.submissions)
-    grades = out / "grades.csv"
-    write_atomically(grades, grades_csv(tests, max_score, latest, roster))
-    summary = summarize(latest, tests, max_score)
+    summary = batch.write_class_reports(loaded, out, book, list(found.submissions), roster,
+                                        args.public)
     print_summary(summary, console)
-    write_atomically(out / "summary.html", summary_html(loaded.name, summary))
+    grades = out / batch.GRADES_NAME
     kept = f", kept {progress.skipped} unchanged" if progress.skipped else ""
     console.print(Text(f"graded {progress.done - progress.skipped} submission(s){kept}; wrote "
                        f"{grades}, {out / 'summary.html'}, {out / 'gradebook.sqlite'} and "
