@@ -49,15 +49,16 @@ def read_roster(path: Path, reserved: list[str]) -> Roster:
     except UnicodeDecodeError as error:
         raise RosterError(f"{path}: the roster is not UTF-8 text (byte {error.start}); save it "
                           f"as CSV UTF-8") from error
-    try:
-        records = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:  # (line where the record ends, cells), blank lines left out
+        records = [(reader.line_num, record) for record in reader
+                   if any(cell.strip() for cell in record)]
     except csv.Error as error:
-        raise RosterError(f"{path}: not a readable CSV file ({error})") from error
-    records = [record for record in records if any(cell.strip() for cell in record)]
+        raise RosterError(f"{path}:{reader.line_num}: not a readable CSV file ({error})") from error
     if not records:
         raise RosterError(f"{path}: the roster is empty; it needs a header with a "
                           f"'{SUBMISSION_COLUMN}' column")
-    header = [cell.strip() for cell in records[0]]
+    header = [cell.strip() for cell in records[0][1]]
     if SUBMISSION_COLUMN not in header:
         raise RosterError(f"{path}:1: the header has no '{SUBMISSION_COLUMN}' column (it has: "
                           f"{inert_text(', '.join(header))})")
@@ -67,7 +68,7 @@ def read_roster(path: Path, reserved: list[str]) -> Roster:
                           f"{', '.join(reserved)} (found '{inert_text(problems[0])}')")
     where = header.index(SUBMISSION_COLUMN)
     roster = Roster(columns=[inert_text(name) for i, name in enumerate(header) if i != where])
-    for line, record in enumerate(records[1:], start=2):
+    for line, record in records[1:]:
         if len(record) != len(header):
             raise RosterError(f"{path}:{line}: {len(record)} cells where the header has "
                               f"{len(header)}")

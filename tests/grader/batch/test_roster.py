@@ -19,6 +19,7 @@ RESERVED = ["student", "status", "score", "max_score"]
     (b"submission,id,id\nada,1,2\n", "column names must be unique"),
     (b"submission,score\nada,1\n", "column names must be unique"),
     (b"submission,id\nada,1\nada.zip,2\n", ":3: submission 'ada' is listed twice"),
+    (b"submission\nada\n\n\nada\n", ":5: submission 'ada' is listed twice"),
     (b"submission,id\nada,1,extra\n", ":2: 3 cells where the header has 2"),
     (b"submission,id\n,1\n", ":2: the 'submission' cell is empty"),
     (b"submission,name\nada,\xe9l\xe8ve\n", "not UTF-8"),
