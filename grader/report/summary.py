@@ -126,8 +126,13 @@ def svg_histogram(bins: list[tuple[str, int]]) -> str:
 
 
 def feedback_link(student: str) -> str:
-    """The relative address of a student's feedback page (the id URL-quoted, then escaped)."""
-    return html.escape(f"{quote(student, safe='')}/{FEEDBACK_NAME}")
+    """The relative address of a student's feedback page: the id (inert, as its folder is named)
+    URL-quoted, then escaped.
+
+    >>> feedback_link("a b&<c>")
+    'a%20b%26%3Cc%3E/feedback.html'
+    """
+    return html.escape(f"{quote(inert_text(student), safe='')}/{FEEDBACK_NAME}")
 
 
 def student_table(summary: Summary) -> str:

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
+from grader.inert import inert_text
 from grader.judge.verdicts import Verdict
 from grader.report.gradebook import Gradebook, attempt_from_results, changes
 from grader.report.reports import junit_xml, results_json
@@ -125,5 +126,5 @@ def test_summary_sorts_and_links_in_a_headless_browser(tmp_path: Path) -> None:
     assert by_score[0] == "ada" and len(by_score) == 4
     assert 'data-sorted="2-desc"' in rendered("#sort=2-desc")
     links = re.findall(r'<a href="([^"]*)">', plain)
-    assert links == [f"{quote(student, safe='')}/feedback.html" for student in sorted(attempts)]
+    assert links == [f"{quote(inert_text(student), safe='')}/feedback.html" for student in sorted(attempts)]
     assert "ada/feedback.html" in links
