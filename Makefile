@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench verify record clean
+.PHONY: demo test lint bench verify record clean goldens
 
 # The grader's default sandbox is bubblewrap: install it when it is missing and we can (root with
 # apt-get); otherwise say so in one line and go on (the tests that need it are then skipped).
@@ -48,3 +48,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) demo-out
+
+# The report writers' golden files, regenerated after a deliberate change (review: git diff tests/).
+goldens: $(STAMP)
+	GRADER_UPDATE_GOLDENS=1 $(BIN)/python -m pytest -q tests/grader/report/test_goldens.py

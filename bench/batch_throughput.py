@@ -20,9 +20,10 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.commands.batch import collect, grade_batch, write_grades  # noqa: E402
+from grader.commands.batch import collect, grade_batch, write_class_reports  # noqa: E402
 from grader.judge.grade import grade  # noqa: E402
-from grader.suite.schema import load_suite  # noqa: E402
+from grader.report.gradebook import Gradebook  # noqa: E402
+from grader.suite.load import load_suite  # noqa: E402
 
 SAMPLES = ROOT / "samples" / "bitgrid"
 HONEST = ["alice", "bob", "carol.zip", "frank", "erin"]
@@ -64,7 +65,9 @@ def run(folder: Path, out: Path, jobs: int) -> float:
     loaded = load_suite("bitgrid")
     started = time.perf_counter()
     grade_batch(loaded, folder, out, jobs=jobs, resume=False, sandbox="auto")
-    write_grades(loaded, out)
+    with Gradebook.of(out) as book:
+        write_class_reports(loaded, out, book, [p.name.removesuffix(".zip")
+                                                for p in folder.iterdir()])
     return time.perf_counter() - started
 
 

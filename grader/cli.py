@@ -36,7 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
                            help="confine tests with bubblewrap, process limits only, or bubblewrap "
                                 "when available (default: $GRADER_SANDBOX, the suite's, bwrap)")
     grade_cmd.add_argument("--resume", action="store_true",
-                           help="grade only the submissions without results in --out")
+                           help="regrade only the submissions whose inputs changed since their "
+                                "last grading in --out")
+    grade_cmd.add_argument("--roster", type=Path, metavar="FILE",
+                           help="CSV with a 'submission' column (folder or .zip name); its other "
+                                "columns go in front of grades.csv")
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
@@ -48,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("exercise")
     run_cmd.add_argument("driver")
     run_cmd.add_argument("--submission", type=Path,
-                         help="folder with the student's files (default: the reference)")
+                         help="folder with the student's files (default: the reference; in a "
+                              "handout, your working copy exercises/EXERCISE)")
     run_cmd.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the driver")
 
     commands.add_parser("list", help="the exercises, their drivers and points")
@@ -62,13 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
     verify_cmd.add_argument("--sandbox", choices=SANDBOX_CHOICES,
                             help="default: $GRADER_SANDBOX, the suite's, bwrap")
 
+    gradebook_cmd = commands.add_parser("gradebook", help="what a batch's gradebook holds")
+    gradebook_cmd.add_argument("out", type=Path, metavar="OUT", help="a batch's --out folder")
+    gradebook_cmd.add_argument("--changes", action="store_true",
+                               help="whose score changed between their last two gradings, and "
+                                    "which tests caused it")
+
     handout_cmd = commands.add_parser("handout", help="write what students receive into DIR")
     handout_cmd.add_argument("exercise")
     handout_cmd.add_argument("directory", type=Path)
     return parser
 
 
-COMMANDS = ("grade", "check", "run", "list", "record", "verify", "handout")
+COMMANDS = ("grade", "check", "run", "list", "record", "verify", "gradebook", "handout")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,20 +1,22 @@
-"""`grader list`: the exercises, their drivers and points."""
+"""`grader list`: the exercises, their drivers and points, one line each."""
 
 from __future__ import annotations
 
 import argparse
 
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from grader.commands import EXIT_OK
 from grader.exercise import suites_dir
 from grader.suite.load import load_suite
 from grader.suite.schema import SuiteError
 
+COLUMNS = ("exercise", "title", "tests", "points", "drivers")
+
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    table = Table("exercise", "title", "tests", "points", "drivers")
+    rows: list[tuple[str, ...]] = []
     for path in sorted(suites_dir().glob("*.yaml")):
         try:
             loaded = load_suite(str(path))
@@ -22,7 +24,31 @@ def run(args: argparse.Namespace, console: Console) -> int:
             console.print(f"[red]error:[/] {error}")
             continue
         suite = loaded.suite
-        table.add_row(suite.exercise, suite.title, str(len(suite.tests)), f"{suite.total_points:g}",
-                      ", ".join(loaded.runnable_drivers) or "-")
-    console.print(table)
+        rows.append((suite.exercise, suite.title, str(len(suite.tests)),
+                     f"{suite.total_points:g}", ", ".join(loaded.runnable_drivers) or "-"))
+    for line in table_lines(rows, console.width):
+        console.print(Text(line), no_wrap=True, overflow="ignore", crop=False)
     return EXIT_OK
+
+
+def table_lines(rows: list[tuple[str, ...]], width: int) -> list[str]:
+    """The header and one line per exercise, `width` columns at most: the title is shortened.
+
+    >>> for line in table_lines([("ab", "A long title here", "3", "4", "-")], 45):
+    ...     print(line)
+    exercise  title        tests  points  drivers
+    ab        A long tit…  3      4       -
+    """
+    widths = [max([len(column), *(len(row[i]) for row in rows)]) for i, column in enumerate(COLUMNS)]
+    gap = "  "
+    others = sum(widths) - widths[1] + len(gap) * (len(COLUMNS) - 1)
+    widths[1] = max(len(COLUMNS[1]), min(widths[1], width - others))
+    lines = []
+    for row in [COLUMNS, *rows]:
+        cells = [_fit(cell, widths[i]) for i, cell in enumerate(row)]
+        lines.append(gap.join(cells).rstrip())
+    return lines
+
+
+def _fit(cell: str, width: int) -> str:
+    return (cell if len(cell) <= width else cell[:width - 1] + "…").ljust(width)

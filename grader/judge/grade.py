@@ -26,6 +26,7 @@ class GradeReport:
     results: list[TestResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     sandbox: str = ""
+    missing: list[str] = field(default_factory=list)  # submitted files the submission lacks
 
     @property
     def score(self) -> float:
@@ -42,7 +43,8 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
     usage = Usage()
     stdout = None
     if outcome is not None:
-        usage = Usage(cpu_s=outcome.cpu_s, wall_s=outcome.wall_s, peak_mb=outcome.peak_mb)
+        usage = Usage(cpu_s=outcome.cpu_s, wall_s=outcome.wall_s, peak_mb=outcome.peak_mb,
+                      resident_mb=outcome.resident_mb)
         stdout = outcome.stdout.decode("utf-8", "replace")[:4000] if test.kind == "call" else None
     return TestResult(name=test.name, verdict=judgement.verdict,
                       points=test.points if judgement.verdict is Verdict.AC else 0.0,
@@ -78,6 +80,7 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
     confinement = choose(sandbox, loaded.suite.sandbox, default_sandbox)
     with prepared_submission(loaded, source, overlay) as (prepared, scratch):
         if prepared.missing:
+            report.missing = list(prepared.missing)
             report.notes.append("missing file(s): " + ", ".join(prepared.missing))
         if prepared.ignored:
             report.notes.append("ignored file(s): " + ", ".join(prepared.ignored))

@@ -41,7 +41,8 @@ class Usage:
 
     cpu_s: float = 0.0
     wall_s: float = 0.0
-    peak_mb: float = 0.0
+    peak_mb: float = 0.0  # what the memory limit judged (above the interpreter's own)
+    resident_mb: float = 0.0  # the test process's peak resident size, all of it
 
 
 @dataclass

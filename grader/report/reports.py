@@ -41,7 +41,11 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
     table = Table(title=title, title_justify="left")
     for column, justify in (("test", "left"), ("verdict", "left"), ("points", "right"),
                             ("cpu s", "right"), ("wall s", "right"), ("peak MB", "right")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        # A name is folded onto more lines when the terminal (or a pipe's 80 columns) is too
+        # narrow, never cut: it is what the student searches for in the suite.
+        table.add_column(column, justify=justify,  # type: ignore[arg-type]
+                         overflow="fold" if column == "test" else "ellipsis",
+                         no_wrap=column != "test")
     for result in report.results:
         name = result.name
         if result.visibility != "visible":
@@ -75,7 +79,8 @@ def results_json(report: GradeReport) -> dict[str, Any]:
             "extra_data": {"verdict": result.verdict.value, "kind": result.kind,
                            "limits": result.limits, "calibration": result.limits_note or None,
                            "cpu_s": result.usage.cpu_s,
-                           "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb},
+                           "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb,
+                           "resident_mb": result.usage.resident_mb},
         })
     data: dict[str, Any] = {"score": report.score, "tests": tests,
                             "extra_data": {"exercise": report.exercise,
@@ -86,32 +91,44 @@ def results_json(report: GradeReport) -> dict[str, Any]:
     return data
 
 
+# The verdicts where the grader could not judge the answer at all: JUnit's <error>.
+ERROR_VERDICTS = frozenset({Verdict.RTE, Verdict.CE, Verdict.JE})
+
+
 def junit_xml(report: GradeReport) -> str:
-    """JUnit XML; every name and message passes xml_safe, so the file always parses."""
-    failures = sum(1 for r in report.results if not r.passed and r.verdict is not Verdict.JE)
-    errors = sum(1 for r in report.results if r.verdict is Verdict.JE)
+    """JUnit XML as the Jenkins xunit plugin's junit-10.xsd defines it.
+
+    RTE, CE and JE are <error>s, every other verdict but AC a <failure>; the points, which a
+    <testcase> cannot hold, are properties of the <testsuite> (`points:NAME` = "got/max") and the
+    first line of each test's <system-out>. Every text passes xml_safe, so the file always parses.
+    """
+    errors = sum(1 for r in report.results if r.verdict in ERROR_VERDICTS)
+    failures = sum(1 for r in report.results if not r.passed) - errors
     exercise = xml_safe(report.exercise)
-    suite = ET.Element("testsuite", name=exercise, tests=str(len(report.results)),
-                       failures=str(failures), errors=str(errors),
-                       time=f"{sum(r.usage.wall_s for r in report.results):.3f}")
+    total_time = sum(r.usage.wall_s for r in report.results)
+    root = ET.Element("testsuites", name=exercise, tests=str(len(report.results)),
+                      failures=str(failures), errors=str(errors), time=f"{total_time:.3f}")
+    suite = ET.SubElement(root, "testsuite", name=exercise, tests=str(len(report.results)),
+                          failures=str(failures), errors=str(errors), skipped="0",
+                          time=f"{total_time:.3f}")
+    properties = ET.SubElement(suite, "properties")
+    facts = [("score", f"{report.score:g}"), ("max_score", f"{report.max_score:g}"),
+             ("sandbox", report.sandbox or "none")]
+    facts += [(f"points:{r.name}", f"{r.points:g}/{r.max_points:g}") for r in report.results]
+    for key, value in facts:
+        ET.SubElement(properties, "property", name=xml_safe(key), value=xml_safe(value))
     for result in report.results:
         case = ET.SubElement(suite, "testcase", classname=exercise, name=xml_safe(result.name),
                              time=f"{result.usage.wall_s:.3f}")
-        if result.verdict is Verdict.JE:
-            element = ET.SubElement(case, "error", type=result.verdict.value,
-                                    message=xml_safe(result.message))
-            element.text = xml_safe(failure_text(result))
-        elif not result.passed:
-            element = ET.SubElement(case, "failure", type=result.verdict.value,
+        if not result.passed:
+            tag = "error" if result.verdict in ERROR_VERDICTS else "failure"
+            element = ET.SubElement(case, tag, type=result.verdict.value,
                                     message=xml_safe(result.message[:500]))
             element.text = xml_safe(failure_text(result))
-        properties = ET.SubElement(case, "properties")
-        facts = (("verdict", result.verdict.value), ("points", f"{result.points:g}"),
-                 ("cpu_s", str(result.usage.cpu_s)), ("peak_mb", str(result.usage.peak_mb)))
-        for key, value in facts:
-            ET.SubElement(properties, "property", name=key, value=value)
-    root = ET.Element("testsuites")
-    root.append(suite)
+        out = ET.SubElement(case, "system-out")
+        out.text = (f"points {result.points:g}/{result.max_points:g}; verdict "
+                    f"{result.verdict.value}; cpu {result.usage.cpu_s:.3f} s; peak resident "
+                    f"{result.usage.resident_mb:.1f} MB")
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -1,61 +1,83 @@
-"""The summary of a batch: score distribution, pass rates, outliers, identical wrong outputs."""
+"""The summary of a batch: every student's row, score distribution, pass rates, outliers and
+identical wrong outputs; on the terminal and as summary.html."""
 
 from __future__ import annotations
 
 import html
+import math
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from urllib.parse import quote
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from grader.inert import html_text, inert_text
+from grader.report.gradebook import Attempt
 
-HISTOGRAM_BINS = 10
+MAX_BINS = 20
+FEEDBACK_NAME = "feedback.html"
+# Only a wrong answer has an output of the student's own worth comparing between students.
+GROUPED_VERDICTS = frozenset({"WA"})
 
 
 @dataclass
 class Summary:
     students: int
     max_score: float
+    tests: list[str]
+    attempts: list[Attempt]
     histogram: list[tuple[str, int]]
     pass_rates: list[tuple[str, float]]
     slowest: list[tuple[str, float]]
-    hungriest: list[tuple[str, float]]
+    hungriest: list[tuple[str, float]]  # peak resident size of one test, MB
     wrong_groups: list[tuple[str, list[str], str]]  # test, students, the shared failure text
     mean: float
 
 
-def summarize(results: dict[str, dict[str, Any]], top: int = 5) -> Summary:
-    max_score = max((r["extra_data"]["max_score"] for r in results.values()), default=0.0)
-    scores = [r["score"] for r in results.values()]
-    width = max_score / HISTOGRAM_BINS if max_score else 1.0
-    counts = [0] * HISTOGRAM_BINS
+def histogram(scores: list[float], max_score: float) -> list[tuple[str, int]]:
+    """Integer score bins, at most MAX_BINS of them, labelled by the scores they hold.
+
+    >>> histogram([0, 2, 2, 3], 3)
+    [('0', 1), ('1', 0), ('2', 2), ('3', 1)]
+    >>> histogram([0, 19, 40], 40)[:2]
+    [('0-2', 1), ('3-5', 0)]
+    """
+    top = math.floor(max_score)
+    width = max(1, math.ceil((top + 1) / MAX_BINS))
+    counts = [0] * (top // width + 1)
     for score in scores:
-        counts[min(int(score / width), HISTOGRAM_BINS - 1)] += 1
-    histogram = [(f"{i * width:g}-{(i + 1) * width:g}", count) for i, count in enumerate(counts)]
+        counts[min(int(score // width), len(counts) - 1)] += 1
+    labels = [str(low) if width == 1 else f"{low}-{min(low + width - 1, top)}"
+              for low in range(0, top + 1, width)]
+    return list(zip(labels, counts, strict=True))
+
+
+def summarize(attempts: dict[str, Attempt], tests: list[str], max_score: float,
+              top: int = 5) -> Summary:
+    ordered = [attempts[student] for student in sorted(attempts)]
+    scores = [attempt.score for attempt in ordered]
     passes: dict[str, list[bool]] = defaultdict(list)
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     wall: dict[str, float] = {}
-    peak: dict[str, float] = {}
-    for student, data in results.items():
-        wall[student] = sum(t.get("extra_data", {}).get("wall_s", 0.0) for t in data["tests"])
-        peak[student] = max((t.get("extra_data", {}).get("peak_mb", 0.0) for t in data["tests"]),
-                            default=0.0)
-        for test in data["tests"]:
-            passes[test["name"]].append(test["status"] == "passed")
-            transcript = test.get("extra_data", {}).get("kind") == "transcript"
-            if transcript and test["status"] != "passed" and test.get("output"):
-                groups[(test["name"], test["output"])].append(student)
-    pass_rates = [(name, sum(flags) / len(flags)) for name, flags in passes.items()]
+    resident: dict[str, float] = {}
+    for attempt in ordered:
+        wall[attempt.student] = sum(row.wall_s for row in attempt.tests)
+        resident[attempt.student] = max((row.resident_mb for row in attempt.tests), default=0.0)
+        for row in attempt.tests:
+            passes[row.test].append(row.verdict == "AC")
+            if row.verdict in GROUPED_VERDICTS and row.output:
+                groups[(row.test, row.output)].append(attempt.student)
+    pass_rates = [(name, sum(passes[name]) / len(passes[name])) for name in tests if passes[name]]
     wrong_groups = sorted(((name, sorted(members), text) for (name, text), members in groups.items()
                            if len(members) > 1), key=lambda g: (-len(g[1]), g[0]))
+    measured = [(student, mb) for student, mb in resident.items() if mb > 0]
     return Summary(
-        students=len(results), max_score=max_score, histogram=histogram, pass_rates=pass_rates,
+        students=len(ordered), max_score=max_score, tests=tests, attempts=ordered,
+        histogram=histogram(scores, max_score), pass_rates=pass_rates,
         slowest=sorted(wall.items(), key=lambda item: -item[1])[:top],
-        hungriest=sorted(peak.items(), key=lambda item: -item[1])[:top],
+        hungriest=sorted(measured, key=lambda item: -item[1])[:top],
         wrong_groups=wrong_groups, mean=sum(scores) / len(scores) if scores else 0.0)
 
 
@@ -65,8 +87,9 @@ def print_summary(summary: Summary, console: Console) -> None:
                  f"{summary.max_score:g}")
     peak = max((count for _, count in summary.histogram), default=0) or 1
     for label, count in summary.histogram:
-        console.print(f"{label:>12} | {'#' * round(40 * count / peak):<40} {count}")
+        console.print(f"{label:>7} | {'#' * round(40 * count / peak):<40} {count}")
     table = Table("test", "pass rate")
+    table.columns[0].overflow = "fold"
     for name, rate in summary.pass_rates:
         table.add_row(Text(inert_text(name)), f"{rate:.0%}")
     console.print(table)
@@ -75,28 +98,86 @@ def print_summary(summary: Summary, console: Console) -> None:
     console.print(Text(inert_text(
         "most memory: " + ", ".join(f"{s} ({v:.1f} MB)" for s, v in summary.hungriest))))
     for name, members, text in summary.wrong_groups:
-        console.rule(Text(inert_text(f"{name}: the same wrong output from {len(members)} submissions")),
-                     align="left")
+        console.rule(Text(inert_text(f"{name}: the same wrong output from {len(members)} "
+                                     f"submissions")), align="left")
         console.print(Text(inert_text(", ".join(members))))
         console.print(Text(inert_text(text)))
 
 
-def _svg_histogram(histogram: list[tuple[str, int]]) -> str:
-    bar_width, height, gap = 48, 160, 8
-    peak = max((count for _, count in histogram), default=0) or 1
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{len(histogram) * (bar_width + gap)}"'
-             f' height="{height + 40}" role="img" aria-label="score distribution">']
-    for index, (label, count) in enumerate(histogram):
+def svg_histogram(bins: list[tuple[str, int]]) -> str:
+    """Bars with their count above (room kept for the tallest) and their scores below."""
+    bar_width, height, gap, top = 40, 160, 8, 20
+    peak = max((count for _, count in bins), default=0) or 1
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{len(bins) * (bar_width + gap)}" '
+             f'height="{top + height + 30}" role="img" aria-label="score distribution">']
+    for index, (label, count) in enumerate(bins):
         bar = round(height * count / peak)
         x = index * (bar_width + gap)
-        parts.append(f'<rect x="{x}" y="{height - bar + 10}" width="{bar_width}" height="{bar}" '
-                     f'fill="#4c78a8"><title>{count} in {html.escape(label)}</title></rect>')
-        parts.append(f'<text x="{x + bar_width / 2}" y="{height - bar + 5}" font-size="11" '
+        base = top + height
+        parts.append(f'<rect x="{x}" y="{base - bar}" width="{bar_width}" height="{bar}" '
+                     f'fill="#4c78a8"><title>{count} with a score of {html.escape(label)}'
+                     f'</title></rect>')
+        parts.append(f'<text x="{x + bar_width / 2}" y="{base - bar - 5}" font-size="11" '
                      f'text-anchor="middle">{count}</text>')
-        parts.append(f'<text x="{x + bar_width / 2}" y="{height + 28}" font-size="10" '
+        parts.append(f'<text x="{x + bar_width / 2}" y="{base + 18}" font-size="11" '
                      f'text-anchor="middle">{html.escape(label)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def feedback_link(student: str) -> str:
+    """The relative address of a student's feedback page: the id (inert, as its folder is named)
+    URL-quoted, then escaped.
+
+    >>> feedback_link("a b&<c>")
+    'a%20b%26%3Cc%3E/feedback.html'
+    """
+    return html.escape(f"{quote(inert_text(student), safe='')}/{FEEDBACK_NAME}")
+
+
+def student_table(summary: Summary) -> str:
+    heads = ["student", "status", "score", *summary.tests]
+    head = "".join(f'<th data-column="{i}" title="sort">{html_text(name)}</th>'
+                   for i, name in enumerate(heads))
+    rows = []
+    for attempt in summary.attempts:
+        verdicts = {row.test: row.verdict for row in attempt.tests}
+        cells = [f'<td><a href="{feedback_link(attempt.student)}">{html_text(attempt.student)}'
+                 f'</a></td>', f"<td>{html_text(attempt.status)}</td>",
+                 f'<td data-value="{attempt.score:g}">{attempt.score:g}</td>']
+        cells += [f'<td class="v-{html_text(verdicts.get(name, "none"))}">'
+                  f'{html_text(verdicts.get(name, "-"))}</td>' for name in summary.tests]
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return (f'<table id="students" class="sortable"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+SORT_SCRIPT = """
+function sortBy(table, column, descending) {
+  const body = table.tBodies[0];
+  const key = row => {
+    const cell = row.cells[column];
+    const value = cell.dataset.value;
+    return value === undefined ? cell.textContent : parseFloat(value);
+  };
+  const rows = Array.from(body.rows);
+  rows.sort((a, b) => {
+    const x = key(a), y = key(b);
+    const order = typeof x === "number" ? x - y : String(x).localeCompare(String(y));
+    return descending ? -order : order;
+  });
+  rows.forEach(row => body.appendChild(row));
+  table.dataset.sorted = column + (descending ? "-desc" : "-asc");
+}
+document.querySelectorAll("table.sortable").forEach(table => {
+  table.querySelectorAll("th").forEach(th => th.addEventListener("click", () => {
+    const column = Number(th.dataset.column);
+    sortBy(table, column, table.dataset.sorted === column + "-asc");
+  }));
+});
+const wanted = /^#sort=(\\d+)(-desc)?$/.exec(location.hash);
+if (wanted) sortBy(document.getElementById("students"), Number(wanted[1]), !!wanted[2]);
+"""
 
 
 def summary_html(exercise: str, summary: Summary) -> str:
@@ -112,14 +193,45 @@ def summary_html(exercise: str, summary: Summary) -> str:
     title = html_text(exercise)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}: batch summary</title>
-<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}pre{{background:#f4f4f4;
-padding:1em;overflow:auto}}td,th{{padding:.2em 1em;text-align:left}}</style></head><body>
+<style>body{{font-family:sans-serif;max-width:80em;margin:2em auto}}pre{{background:#f4f4f4;
+padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}th{{cursor:pointer}}
+.v-AC{{color:#2a7a2a}}.v-WA,.v-RTE,.v-JE{{color:#b00}}.v-TLE,.v-MLE,.v-OLE{{color:#a60}}
+.v-NI,.v-CE{{color:#777}}</style></head><body>
 <h1>{title}: {summary.students} submissions</h1>
 <p>Mean score {summary.mean:.2f} of {summary.max_score:g}.</p>
-<h2>Score distribution</h2>{_svg_histogram(summary.histogram)}
+<h2>Students</h2><p>Click a column to sort; a name opens that student's feedback.</p>
+{student_table(summary)}
+<h2>Score distribution</h2>{svg_histogram(summary.histogram)}
 <h2>Pass rate per test</h2><table><tr><th>test</th><th>pass rate</th></tr>{rows}</table>
 <h2>Slowest submissions</h2><ul>{slow}</ul>
-<h2>Most memory</h2><ul>{hungry}</ul>
+<h2>Most memory (peak resident size of one test)</h2><ul>{hungry}</ul>
 <h2>Identical wrong outputs</h2>{groups}
+<script>{SORT_SCRIPT}</script>
+</body></html>
+"""
+
+
+def feedback_html(exercise: str, attempt: Attempt) -> str:
+    """One student's feedback page: status, score, and every test's verdict and failure text."""
+    title = html_text(f"{exercise}: {attempt.student}")
+    rows = "".join(
+        f"<tr><td>{html_text(row.test)}</td><td class=\"v-{html_text(row.verdict)}\">"
+        f"{html_text(row.verdict)}</td><td>{row.points:g}/{row.max_points:g}</td>"
+        f"<td>{row.cpu_s:.3f}</td><td>{row.resident_mb:.1f}</td></tr>" for row in attempt.tests)
+    failures = "".join(f"<h3>{html_text(row.test)}: {html_text(row.verdict)}</h3>"
+                       f"<pre>{html_text(row.output)}</pre>"
+                       for row in attempt.tests if row.verdict != "AC" and row.output)
+    notes = f"<pre>{html_text(attempt.notes)}</pre>" if attempt.notes else ""
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}pre{{background:#f4f4f4;
+padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}</style></head><body>
+<p><a href="../summary.html">back to the summary</a></p>
+<h1>{title}</h1>
+<p>Status {html_text(attempt.status)}; score {attempt.score:g} of {attempt.max_score:g};
+graded {html_text(attempt.graded_at)}.</p>{notes}
+<table><tr><th>test</th><th>verdict</th><th>points</th><th>cpu s</th><th>peak resident MB</th></tr>
+{rows}</table>
+{failures}
 </body></html>
 """

@@ -53,6 +53,7 @@ class ForkServer:
         self.process: subprocess.Popen[bytes] | None = None
         self.channel: Channel | None = None
         self.server_pid = 0
+        self.server_rss_kb = 0
         self.namespaces = False
         self.why_no_namespaces = ""
         self.spare_cgroup: TestCgroup | None = None
@@ -97,6 +98,7 @@ class ForkServer:
         self.namespaces = ready["namespaces"]
         self.why_no_namespaces = ready["why"]
         self.server_pid = self._find_server()
+        self.server_rss_kb = procfs.status_kb(self.server_pid, b"VmRSS:")  # tests share its pages
 
     def _find_server(self) -> int:
         """The fork server's pid here: under bubblewrap, below bwrap and its namespace's init."""

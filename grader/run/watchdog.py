@@ -41,6 +41,7 @@ class RunOutcome:
     cpu_s: float = 0.0
     wall_s: float = 0.0
     peak_mb: float = 0.0
+    resident_mb: float = 0.0  # the test's own peak resident size (the kernel's maxrss), absolute
     result: Any = None
     result_error: str | None = None
     stdout: bytes = b""
@@ -54,6 +55,7 @@ class Server(Protocol):
 
     channel: Channel | None
     server_pid: int
+    server_rss_kb: int
     namespaces: bool
     io_dir: Path
     spare_cgroup: TestCgroup | None
@@ -215,6 +217,10 @@ class Test:
         else:
             kernel_kb = max(done["maxrss_kb"] - self.baseline_kb, 0)
             outcome.peak_mb = round(max(outcome.peak_mb, kernel_kb / 1024), 2)
+        # Absolute: the kernel's maxrss when the server waited for the test, else what the test
+        # added to the pages it shares with the fork server it was forked from.
+        outcome.resident_mb = round(max(done["maxrss_kb"] / 1024,
+                                        outcome.peak_mb + self.server.server_rss_kb / 1024), 2)
         if cgroup is not None and cgroup.oom_kills():
             outcome.killed_for = outcome.killed_for or "memory"
         if cgroup is not None and cgroup.refused_forks():

@@ -154,6 +154,16 @@ def _same_transcript(loaded: LoadedSuite, test: TestSpec, path: Path, new: bytes
         path.read_bytes().endswith(b"\n") == new.endswith(b"\n")
 
 
+def without_traceback(step: dict[str, Any]) -> dict[str, Any]:
+    """A step's outcome as recorded: an exception is its class and message, never the
+    reference's traceback (its function names and lines would ship to students in handouts).
+
+    >>> without_traceback({"raises": "ValueError", "message": "bad", "traceback": "File ..."})
+    {'raises': 'ValueError', 'message': 'bad'}
+    """
+    return {key: value for key, value in step.items() if key != "traceback"}
+
+
 def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
     """Store what the reference did for `test`; returns the files written."""
     expected_dir(loaded).mkdir(parents=True, exist_ok=True)
@@ -166,6 +176,6 @@ def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
             transcript.write_bytes(recorded["stdout"])
             written.append(transcript)
     else:
-        meta["steps"] = recorded
+        meta["steps"] = [without_traceback(step) for step in recorded]
     call_file(loaded, test).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
     return written

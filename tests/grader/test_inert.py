@@ -10,20 +10,19 @@ import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.console import Console
 
 import grader.inert
-from grader.commands.batch import grades_csv
 from grader.inert import csv_cell, inert_text, xml_safe
 from grader.judge.grade import GradeReport
 from grader.judge.verdicts import TestResult as Result  # pytest would collect a class named Test*
 from grader.judge.verdicts import Usage, Verdict
+from grader.report.gradebook import Attempt, attempt_from_results
+from grader.report.grades import grades_csv
 from grader.report.reports import failure_text, junit_xml, print_report, results_json, write_results
 from grader.report.summary import print_summary, summarize, summary_html
-from grader.suite.load import load_suite
 
 ANSI = "\x1b[2J\x1b[31m"
 MARKUP = "[bold red]boom[/]"
@@ -140,20 +139,29 @@ def test_results_json_is_always_writable_as_utf8(tmp_path: Path) -> None:
     assert json.dumps(results_json(hostile_report()), ensure_ascii=False).encode("utf-8")
 
 
-def class_results(students: list[str]) -> dict[str, dict[str, Any]]:
-    """results.json contents as a batch collects them, every student failing one transcript alike."""
+TEST_NAMES = ["position", HOSTILE_NAME]
+
+
+def class_results(students: list[str]) -> dict[str, Attempt]:
+    """Attempts as a batch stores them, every student failing one transcript alike."""
     tests = [{"name": "position", "score": 0.0, "max_score": 1.0, "status": "failed",
               "output": HOSTILE, "visibility": "visible",
-              "extra_data": {"kind": "transcript", "wall_s": 0.5, "peak_mb": 2.0}},
+              "extra_data": {"kind": "transcript", "verdict": "WA", "wall_s": 0.5,
+                             "peak_mb": 2.0, "resident_mb": 12.0}},
              {"name": HOSTILE_NAME, "score": 1.0, "max_score": 1.0, "status": "passed",
-              "output": "", "visibility": "visible", "extra_data": {"kind": "call"}}]
-    return {student: {"score": 1.0, "tests": tests, "extra_data": {"max_score": 2.0}}
+              "output": "", "visibility": "visible",
+              "extra_data": {"kind": "call", "verdict": "AC"}}]
+    identity = dict.fromkeys(("exercise", "suite_fingerprint", "expectations_fingerprint",
+                              "submission_hash", "grader_version"), "x")
+    return {student: attempt_from_results(student, identity, "graded",
+                                          {"score": 1.0, "tests": tests,
+                                           "extra_data": {"max_score": 2.0}}, "2025-01-01")
             for student in students}
 
 
 def test_grades_csv_neutralises_student_names_and_keeps_numbers() -> None:
     students = [*FORMULA_STUDENTS, "alice", "lone\udcffbyte", f"esc{ANSI}"]
-    text = grades_csv(load_suite("bitgrid"), class_results(students))
+    text = grades_csv(TEST_NAMES, 2.0, class_results(students))
     text.encode("utf-8")
     assert RAW_CONTROL.search(text.replace("\t", "")) is None
     rows = list(csv.reader(io.StringIO(text)))
@@ -162,17 +170,17 @@ def test_grades_csv_neutralises_student_names_and_keeps_numbers() -> None:
         "\\rCR", "alice", "lone\ufffdbyte", "esc\\x1b[2J\\x1b[31m"}
     for row in rows[1:]:
         assert not row[0].startswith(("=", "+", "-", "@", "\t", "\r"))
-        assert float(row[1]) == 1.0 and float(row[2]) == 2.0
+        assert row[1] == "graded" and float(row[2]) == 1.0 and float(row[3]) == 2.0
 
 
-def hostile_class() -> dict[str, dict[str, Any]]:
+def hostile_class() -> dict[str, Attempt]:
     return class_results([*FORMULA_STUDENTS, f"esc{ANSI}{MARKUP}", "lone\udcffbyte",
                           "<script>alert(1)</script>"])
 
 
 def test_terminal_summary_shows_student_text_as_data() -> None:
     console, stream = terminal()
-    print_summary(summarize(hostile_class()), console)
+    print_summary(summarize(hostile_class(), TEST_NAMES, 2.0), console)
     text = stream.getvalue()
     assert_shown_as_data(text)
     assert f"esc\\x1b[2J\\x1b[31m{MARKUP}" in text
@@ -194,13 +202,13 @@ class PageReader(HTMLParser):
 
 
 def test_summary_html_shows_student_text_as_data() -> None:
-    page = summary_html("bitgrid\x1b", summarize(hostile_class()))
+    page = summary_html("bitgrid\x1b", summarize(hostile_class(), TEST_NAMES, 2.0))
     page.encode("utf-8")
     assert RAW_CONTROL.search(page) is None
     reader = PageReader()
     reader.feed(page)
     reader.close()
-    assert "script" not in reader.tags
+    assert reader.tags.count("script") == 1  # the page's own, sorting the students' table
     text = "".join(reader.data)
     assert_shown_as_data(text)
     assert "<script>alert(1)</script>" in text and f"esc\\x1b[2J\\x1b[31m{MARKUP}" in text

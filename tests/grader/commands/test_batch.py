@@ -33,12 +33,12 @@ def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path)
     students = {"alice", "bob", "carol", "erin", "frank"}
     assert {p.parent.name for p in out.glob("*/results.json")} == students
     lines = (out / "grades.csv").read_text().splitlines()
-    assert lines[0].startswith("student,score,max_score,position,")
+    assert lines[0].startswith("student,status,score,max_score,position,")
     rows = {line.split(",")[0]: line.split(",") for line in lines[1:]}
     assert set(rows) == students
-    assert rows["alice"][1] == rows["alice"][2] == "19"
-    assert rows["erin"][1] == "0"
-    assert rows["carol"][1] == "16"
+    assert rows["alice"][2] == rows["alice"][3] == "19"
+    assert rows["erin"][1:3] == ["not-submitted-files", "0"]
+    assert rows["carol"][1:3] == ["graded", "16"]
     html = (out / "summary.html").read_text()
     assert "<svg" in html and "bob, frank" in html
 

@@ -49,7 +49,11 @@ def test_results_json_follows_gradescope(tmp_path: Path) -> None:
     cases = root.findall("./testsuite/testcase")
     assert len(cases) == len(suite.tests)
     failed = {c.get("name") for c in cases if c.find("failure") is not None}
-    assert failed == {t["name"] for t in data["tests"] if t["status"] == "failed"}
+    errored = {c.get("name") for c in cases if c.find("error") is not None}
+    verdicts = {t["name"]: t["extra_data"]["verdict"] for t in data["tests"]}
+    assert errored == {name for name, v in verdicts.items() if v in {"RTE", "CE", "JE"}}
+    assert errored and failed
+    assert failed | errored == {t["name"] for t in data["tests"] if t["status"] == "failed"}
 
 
 def test_transcript_failure_shows_a_truncated_diff(bob_report) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,1 @@
+"""Grading a class: finding its submissions, checking before grading, knowing what changed."""

@@ -1,0 +1,117 @@
+"""What a grade depends on: the suite, the recorded expectations, the submission, the grader.
+
+A result records these fingerprints; `--resume` regrades exactly the submissions whose
+fingerprints differ from their last grading.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import zipfile
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+
+from grader.exercise import exercise_dir
+from grader.suite import expectations
+from grader.suite.load import LoadedSuite
+
+GRADER_PACKAGE = "gametree-grader"
+SHORT = 16
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Everything a grading's outcome depends on."""
+
+    exercise: str
+    suite_fingerprint: str
+    expectations_fingerprint: str
+    submission_hash: str
+    grader_version: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def _digest(parts: list[bytes]) -> str:
+    """A short hash of a sequence of byte strings (each length-prefixed, so none can blur)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()[:SHORT]
+
+
+def suite_fingerprint(loaded: LoadedSuite) -> str:
+    """The suite as validated (points, limits, steps...) and the given files graded with it."""
+    suite = loaded.suite
+    parts = [suite.model_dump_json().encode()]
+    for name in suite.given:
+        path = exercise_dir(suite.exercise) / name
+        parts += [name.encode(), path.read_bytes() if path.is_file() else b"<missing>"]
+    return _digest(parts)
+
+
+def expectations_fingerprint(loaded: LoadedSuite) -> str:
+    """Every recorded expectation of the suite's tests (values, transcripts, exit codes)."""
+    parts: list[bytes] = []
+    for test in loaded.suite.tests:
+        files = [expectations.call_file(loaded, test)]
+        if test.transcript is not None:
+            files.append(loaded.fixtures / test.transcript.expected)
+        for path in files:
+            parts += [test.name.encode(), path.read_bytes() if path.is_file() else b"<missing>"]
+    return _digest(parts)
+
+
+@functools.cache
+def grader_version() -> str:
+    """The package version and a hash of the grader's own source (a fix changes grades)."""
+    try:
+        version = metadata.version(GRADER_PACKAGE)
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    source = Path(__file__).resolve().parent.parent
+    parts = [b for path in sorted(source.rglob("*.py"))
+             for b in (str(path.relative_to(source)).encode(), path.read_bytes())]
+    return f"{version}+{_digest(parts)[:10]}"
+
+
+def submission_files(source: Path) -> list[Path]:
+    """The files of a submitted folder that grading reads (no hidden ones, caches, links)."""
+    files = []
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+            continue
+        if path.is_file() and not path.is_symlink():
+            files.append(path)
+    return files
+
+
+def submission_hash(source: Path) -> str:
+    """The content of a submission: a .zip's bytes, or a folder's file names and bytes."""
+    if source.is_file():
+        return _digest([source.read_bytes()])
+    parts: list[bytes] = []
+    for path in submission_files(source):
+        parts += [path.relative_to(source).as_posix().encode(), path.read_bytes()]
+    return _digest(parts)
+
+
+def is_empty(source: Path) -> bool:
+    """A folder without a file that grading reads, or a readable .zip without a file."""
+    if source.is_dir():
+        return not submission_files(source)
+    try:
+        with zipfile.ZipFile(source) as bundle:
+            return not any(not info.is_dir() for info in bundle.infolist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def identity_of(loaded: LoadedSuite, source: Path, suite_fp: str, expected_fp: str) -> Identity:
+    return Identity(exercise=loaded.name, suite_fingerprint=suite_fp,
+                    expectations_fingerprint=expected_fp, submission_hash=submission_hash(source),
+                    grader_version=grader_version())

@@ -1,0 +1,76 @@
+"""Checks a batch makes before grading anyone: every problem one line naming its file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from grader.exercise import exercise_dir, reference_dir
+from grader.suite import expectations
+from grader.suite.load import LoadedSuite
+from grader.suite.schema import SuiteError, TestSpec
+
+
+def fixture_names(loaded: LoadedSuite, test: TestSpec) -> list[str]:
+    """Every input fixture a test reads: stdin, driver arguments, call arguments (generated too)."""
+    names = list(expectations.input_names(test))
+    if test.transcript is None:
+        for step in expectations.steps_of(test, loaded):
+            names += _fixture_args(step.args)
+    return sorted(set(names))
+
+
+def _fixture_args(value: Any) -> list[str]:
+    if isinstance(value, dict) and set(value) == {"fixture"}:
+        return [str(value["fixture"])]
+    if isinstance(value, dict):
+        return [name for item in value.values() for name in _fixture_args(item)]
+    if isinstance(value, list):
+        return [name for item in value for name in _fixture_args(item)]
+    return []
+
+
+def suite_problems(loaded: LoadedSuite, tests: list[TestSpec]) -> list[str]:
+    """Given files, input fixtures and recorded expectations (present and fresh) of `tests`."""
+    suite = loaded.suite
+    problems = [f"{exercise_dir(suite.exercise) / name}: the given file named in the suite does "
+                f"not exist" for name in suite.given
+                if not (exercise_dir(suite.exercise) / name).is_file()]
+    fresh_check = reference_dir(suite.exercise).is_dir()
+    for test in tests:
+        try:
+            names = fixture_names(loaded, test)
+        except SuiteError as error:
+            problems.append(str(error))
+            continue
+        absent = [name for name in names if not (loaded.fixtures / name).is_file()]
+        problems += [f"{loaded.fixtures / name}: input fixture of test '{test.name}' does not "
+                     f"exist" for name in absent]
+        recorded = expectations.call_file(loaded, test)
+        transcript = (loaded.fixtures / test.transcript.expected
+                      if test.transcript is not None else None)
+        unrecorded = next((path for path in (recorded, transcript)
+                           if path is not None and not path.is_file()), None)
+        if unrecorded is not None:
+            problems.append(f"{unrecorded}: the expectation of test '{test.name}' is not "
+                            f"recorded; run `grader record {loaded.name}`")
+        elif fresh_check and not absent and expectations.recorded_fingerprint(loaded, test) \
+                != expectations.fingerprint(loaded, test):
+            problems.append(f"{recorded}: the expectation of test '{test.name}' is stale (the "
+                            f"reference, the test or its inputs changed); run `grader record "
+                            f"{loaded.name}`")
+    return problems
+
+
+def out_problem(out: Path) -> str | None:
+    """Why results cannot be written into `out`, or None once a probe file was written there."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(dir=out, prefix=".probe-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as error:
+        return f"{out}: cannot write the results there ({error.strerror or error})"
+    return None

@@ -1,0 +1,238 @@
+"""The gradebook: every graded attempt of a batch in one SQLite file, `gradebook.sqlite`.
+
+Only the batch's main process writes it, one transaction per attempt, so an interrupted batch
+keeps every attempt it finished. Student text is always a bound parameter, never SQL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.errors import UserError
+from grader.inert import inert_text
+
+GRADEBOOK_NAME = "gradebook.sqlite"
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS attempts (
+    attempt INTEGER PRIMARY KEY AUTOINCREMENT,
+    student TEXT NOT NULL,
+    exercise TEXT NOT NULL,
+    suite_fingerprint TEXT NOT NULL,
+    expectations_fingerprint TEXT NOT NULL,
+    submission_hash TEXT NOT NULL,
+    grader_version TEXT NOT NULL,
+    status TEXT NOT NULL,
+    score REAL NOT NULL,
+    max_score REAL NOT NULL,
+    notes TEXT NOT NULL,
+    graded_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS attempts_by_student ON attempts (student, attempt);
+CREATE TABLE IF NOT EXISTS tests (
+    attempt INTEGER NOT NULL REFERENCES attempts (attempt),
+    position INTEGER NOT NULL,
+    test TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    points REAL NOT NULL,
+    max_points REAL NOT NULL,
+    cpu_s REAL NOT NULL,
+    wall_s REAL NOT NULL,
+    peak_mb REAL NOT NULL,
+    resident_mb REAL NOT NULL,
+    output TEXT NOT NULL,
+    PRIMARY KEY (attempt, position)
+);
+"""
+
+IDENTITY_KEYS = ("exercise", "suite_fingerprint", "expectations_fingerprint", "submission_hash",
+                 "grader_version")
+
+
+class GradebookError(UserError):
+    """A gradebook that belongs elsewhere or cannot be read."""
+
+
+@dataclass
+class TestRow:
+    test: str
+    kind: str
+    verdict: str
+    points: float
+    max_points: float
+    cpu_s: float
+    wall_s: float
+    peak_mb: float
+    resident_mb: float
+    output: str
+
+
+@dataclass
+class Attempt:
+    """One grading of one student's submission."""
+
+    attempt: int
+    student: str
+    identity: dict[str, str]
+    status: str
+    score: float
+    max_score: float
+    notes: str
+    graded_at: str
+    tests: list[TestRow] = field(default_factory=list)
+
+
+def attempt_from_results(student: str, identity: dict[str, str], status: str,
+                         data: dict[str, Any], graded_at: str) -> Attempt:
+    """An attempt from Gradescope's results.json of the grading (texts already inert)."""
+    tests = []
+    for test in data["tests"]:
+        extra = test.get("extra_data", {})
+        tests.append(TestRow(test=test["name"], kind=str(extra.get("kind", "call")),
+                             verdict=str(extra.get("verdict", "")), points=float(test["score"]),
+                             max_points=float(test["max_score"]),
+                             cpu_s=float(extra.get("cpu_s", 0.0)),
+                             wall_s=float(extra.get("wall_s", 0.0)),
+                             peak_mb=float(extra.get("peak_mb", 0.0)),
+                             resident_mb=float(extra.get("resident_mb", 0.0)),
+                             output=str(test.get("output", ""))))
+    return Attempt(attempt=0, student=student, identity=identity, status=status,
+                   score=float(data["score"]), max_score=float(data["extra_data"]["max_score"]),
+                   notes=str(data.get("output", "")), graded_at=graded_at, tests=tests)
+
+
+class Gradebook:
+    """The gradebook of one --out folder, for one exercise."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.connection = sqlite3.connect(path, isolation_level=None)
+            self.connection.executescript(SCHEMA)
+        except sqlite3.Error as error:
+            raise GradebookError(f"{path}: not a usable gradebook ({error})") from error
+
+    @classmethod
+    def of(cls, out: Path) -> Gradebook:
+        return cls(out / GRADEBOOK_NAME)
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> Gradebook:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def exercise(self) -> str | None:
+        row = self.connection.execute("SELECT value FROM about WHERE key = 'exercise'").fetchone()
+        return str(row[0]) if row else None
+
+    def claim(self, exercise: str) -> None:
+        """Mark the gradebook as `exercise`'s; one holding another exercise is a GradebookError."""
+        owner = self.exercise()
+        if owner is not None and owner != exercise:
+            raise GradebookError(f"{self.path}: this --out holds the grades of exercise "
+                                 f"'{inert_text(owner)}', not '{exercise}'; choose another --out")
+        with self.connection:
+            self.connection.execute("INSERT OR IGNORE INTO about VALUES ('exercise', ?)",
+                                    (exercise,))
+            self.connection.execute("INSERT OR IGNORE INTO about VALUES ('schema', ?)",
+                                    (SCHEMA_VERSION,))
+
+    def add(self, attempt: Attempt) -> int:
+        """Store one attempt and its tests in one transaction; returns its number."""
+        identity = [attempt.identity[key] for key in IDENTITY_KEYS]
+        connection = self.connection
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            cursor = connection.execute(
+                "INSERT INTO attempts (student, exercise, suite_fingerprint, "
+                "expectations_fingerprint, submission_hash, grader_version, status, score, "
+                "max_score, notes, graded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (attempt.student, *identity, attempt.status, attempt.score, attempt.max_score,
+                 attempt.notes, attempt.graded_at))
+            number = int(cursor.lastrowid or 0)
+            connection.executemany(
+                "INSERT INTO tests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(number, position, t.test, t.kind, t.verdict, t.points, t.max_points, t.cpu_s,
+                  t.wall_s, t.peak_mb, t.resident_mb, t.output)
+                 for position, t in enumerate(attempt.tests)])
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        attempt.attempt = number
+        return number
+
+    def history(self, student: str, count: int = 2) -> list[Attempt]:
+        """The student's last `count` attempts, newest first."""
+        rows = self.connection.execute(
+            "SELECT * FROM attempts WHERE student = ? ORDER BY attempt DESC LIMIT ?",
+            (student, count)).fetchall()
+        return [self._attempt(row) for row in rows]
+
+    def latest(self, students: Iterable[str] | None = None) -> dict[str, Attempt]:
+        """Each student's newest attempt (only `students`, when given)."""
+        rows = self.connection.execute(
+            "SELECT * FROM attempts WHERE attempt IN (SELECT MAX(attempt) FROM attempts "
+            "GROUP BY student) ORDER BY student").fetchall()
+        wanted = set(students) if students is not None else None
+        return {row[1]: self._attempt(row) for row in rows if wanted is None or row[1] in wanted}
+
+    def attempt_count(self, student: str) -> int:
+        row = self.connection.execute("SELECT COUNT(*) FROM attempts WHERE student = ?",
+                                      (student,)).fetchone()
+        return int(row[0])
+
+    def students(self) -> list[str]:
+        rows = self.connection.execute("SELECT DISTINCT student FROM attempts ORDER BY student")
+        return [str(row[0]) for row in rows]
+
+    def _attempt(self, row: tuple[Any, ...]) -> Attempt:
+        (number, student, exercise, suite_fp, expected_fp, submission, version, status, score,
+         max_score, notes, graded_at) = row
+        identity = dict(zip(IDENTITY_KEYS, (exercise, suite_fp, expected_fp, submission, version),
+                            strict=True))
+        tests = [TestRow(*values) for values in self.connection.execute(
+            "SELECT test, kind, verdict, points, max_points, cpu_s, wall_s, peak_mb, resident_mb, "
+            "output FROM tests WHERE attempt = ? ORDER BY position", (number,))]
+        return Attempt(attempt=number, student=student, identity=identity, status=status,
+                       score=score, max_score=max_score, notes=notes, graded_at=graded_at,
+                       tests=tests)
+
+
+@dataclass
+class Change:
+    """A student whose score changed between their last two attempts, and the tests that did."""
+
+    student: str
+    before: Attempt
+    after: Attempt
+    tests: list[tuple[str, TestRow | None, TestRow | None]]  # name, before, after
+
+
+def changes(book: Gradebook) -> list[Change]:
+    """Whose score changed between their last two gradings, and which tests caused it."""
+    found = []
+    for student in book.students():
+        history = book.history(student)
+        if len(history) < 2 or history[0].score == history[1].score:
+            continue
+        after, before = history
+        old = {t.test: t for t in before.tests}
+        new = {t.test: t for t in after.tests}
+        names = [t.test for t in after.tests] + [n for n in old if n not in new]
+        moved = [(name, old.get(name), new.get(name)) for name in names
+                 if (old[name].points if name in old else None)
+                 != (new[name].points if name in new else None)]
+        found.append(Change(student=student, before=before, after=after, tests=moved))
+    return found

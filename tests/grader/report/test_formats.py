@@ -1,0 +1,130 @@
+"""The per-student formats as their readers see them: JUnit as junit-10.xsd (Jenkins xunit
+plugin) defines it, summary.html in a real headless browser, the gradebook holding hostile text."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from grader.inert import inert_text
+from grader.judge.verdicts import Verdict
+from grader.report.gradebook import Gradebook, attempt_from_results, changes
+from grader.report.reports import junit_xml, results_json
+from grader.report.summary import summarize, summary_html
+from tests.grader.report import golden_data as data
+
+# junit-10.xsd, restated as rules: the attributes each element may (and must) carry, and the
+# children it may hold. The schema itself stays with its project.
+ATTRIBUTES = {
+    "testsuites": ({"name", "time", "tests", "failures", "errors"}, set()),
+    "testsuite": ({"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp",
+                   "hostname", "id", "package", "file", "log", "url"},
+                  {"name", "tests", "failures", "errors"}),
+    "properties": (set(), set()),
+    "property": ({"name", "value"}, {"name", "value"}),
+    "testcase": ({"name", "time", "classname", "group"}, {"name"}),
+    "failure": ({"type", "message"}, set()),
+    "error": ({"type", "message"}, set()),
+    "skipped": ({"type", "message"}, set()),
+    "system-out": (set(), set()),
+    "system-err": (set(), set()),
+}
+CHILDREN = {
+    "testsuites": {"testsuite"},
+    "testsuite": {"testsuite", "properties", "testcase", "system-out", "system-err"},
+    "properties": {"property"},
+    "testcase": {"skipped", "error", "failure", "system-out", "system-err"},
+}
+SUREFIRE_TIME = re.compile(r"(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?")
+
+
+def schema_problems(element: ET.Element, path: str = "") -> list[str]:
+    where = f"{path}/{element.tag}"
+    allowed, required = ATTRIBUTES.get(element.tag, (None, None))
+    if allowed is None or required is None:
+        return [f"{where}: element not in the schema"]
+    problems = [f"{where}: attribute {name}" for name in set(element.attrib) - allowed]
+    problems += [f"{where}: lacks {name}" for name in required - set(element.attrib)]
+    if element.tag in {"testsuites", "testsuite"} and "time" in element.attrib and \
+            not SUREFIRE_TIME.fullmatch(element.attrib["time"]):
+        problems.append(f"{where}: time {element.attrib['time']}")
+    if element.tag not in CHILDREN and len(element):
+        problems.append(f"{where}: holds elements")
+    for child in element:
+        if child.tag not in CHILDREN.get(element.tag, set()):
+            problems.append(f"{where}: may not hold {child.tag}")
+        problems += schema_problems(child, where)
+    return problems
+
+
+def test_junit_follows_junit_10_xsd_with_errors_and_failures_by_verdict() -> None:
+    report = data.report_of("bo<b>\x1b[31m")
+    root = ET.fromstring(junit_xml(report).encode())
+    assert schema_problems(root) == []
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    for result in report.results:
+        case = cases[result.name]
+        tag = "error" if result.verdict in {Verdict.RTE, Verdict.CE, Verdict.JE} else "failure"
+        assert case.find(tag) is not None and case.find(tag).get("type") == result.verdict.value
+        assert f"points {result.points:g}/{result.max_points:g}" in case.findtext("system-out", "")
+    suite = root.find("testsuite")
+    assert suite is not None and (suite.get("failures"), suite.get("errors")) == ("2", "1")
+    points = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert points["points:game"] == "0/3" and points["max_score"] == "6"
+
+
+def test_gradebook_keeps_hostile_text_as_data(tmp_path: Path) -> None:
+    student = "x'); DROP TABLE attempts;--\x1b\u202e"
+    report = data.report_of("ada")
+    with Gradebook(tmp_path / "gradebook.sqlite") as book:
+        book.claim("toy")
+        for day in (1, 2):
+            attempt = attempt_from_results(student, dict(data.IDENTITY), "graded",
+                                           results_json(report), f"2025-01-0{day}")
+            book.add(attempt)
+            report = data.report_of("=cmd|' /C calc'!A0")
+        assert list(book.latest()) == [student]
+        assert book.attempt_count(student) == 2
+        moved = changes(book)
+    assert [change.student for change in moved] == [student]
+    assert [name for name, _, _ in moved[0].tests] == [name for name, _, _ in data.TESTS]
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or \
+    shutil.which("google-chrome")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium (Debian: apt-get install chromium)")
+def test_summary_sorts_and_links_in_a_headless_browser(tmp_path: Path) -> None:
+    attempts = data.attempts()
+    names = [name for name, _, _ in data.TESTS]
+    page = tmp_path / "summary.html"
+    page.write_text(summary_html("toy", summarize(attempts, names, 6.0)))
+
+    def rendered(fragment: str) -> str:
+        command = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
+                   "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+                   "--dump-dom", f"file://{page}{fragment}"]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120,
+                              check=True).stdout
+
+    def students_in_order(dom: str) -> list[str]:
+        table = dom[dom.index('id="students"'):]
+        table = table[:table.index("</table>")]
+        return re.findall(r'<td><a href="[^"]*">([^<]*)</a></td>', table)
+
+    plain = rendered("")
+    assert "<script>alert" not in plain and "<b>" not in plain
+    assert students_in_order(plain) == ["=cmd|' /C calc'!A0", "ada", "bo&lt;b&gt;\\x1b[31m", "dee"]
+    by_score = students_in_order(rendered("#sort=2-desc"))
+    assert by_score[0] == "ada" and len(by_score) == 4
+    assert 'data-sorted="2-desc"' in rendered("#sort=2-desc")
+    links = re.findall(r'<a href="([^"]*)">', plain)
+    assert links == [f"{quote(inert_text(student), safe='')}/feedback.html" for student in sorted(attempts)]
+    assert "ada/feedback.html" in links
