@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader.cluster.executors import ExecutorUnavailable
 from grader.commands import EXIT_BAD_INPUT
 from grader.commands.record import RecordError
 from grader.run.sandbox import SandboxUnavailable
@@ -40,6 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
                                 "process limits only, or bubblewrap when available")
     grade_cmd.add_argument("--resume", action="store_true",
                            help="grade only the submissions without results in --out")
+    grade_cmd.add_argument("--executor", choices=["local", "dask"],
+                           help="where a batch is graded: this machine's process pool (local, "
+                                "the default) or a Dask cluster (dask)")
+    grade_cmd.add_argument("--scheduler", metavar="ADDRESS",
+                           help="with --executor dask: a running Dask scheduler (e.g. "
+                                "tcp://host:8786); default: a LocalCluster of -j workers here")
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
@@ -81,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = command.run(args, console)
         return code
     except (SuiteError, SubmissionError, RecordError, FileNotFoundError, FileExistsError,
-            SandboxUnavailable, KeyError) as error:
+            SandboxUnavailable, ExecutorUnavailable, KeyError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         errors.print(f"[red]error:[/] {message}", highlight=False)
         return EXIT_BAD_INPUT

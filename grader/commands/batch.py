@@ -6,16 +6,14 @@ import csv
 import functools
 import io
 import json
-import multiprocessing
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.exercise import project_root
+from grader.cluster.executors import BatchJob, open_executor
 from grader.inert import csv_cell
 from grader.judge.grade import GradeReport, grade
 from grader.judge.verdicts import TestResult, Verdict
@@ -89,10 +87,10 @@ class BatchProgress:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int, resume: bool,
+def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int | None, resume: bool,
                 public_only: bool = False, sandbox: str | None = None,
-                on_done: Callable[[str, dict[str, Any], BatchProgress], None] | None = None
-                ) -> BatchProgress:
+                on_done: Callable[[str, dict[str, Any], BatchProgress], None] | None = None,
+                executor: str = "local", scheduler: str | None = None) -> BatchProgress:
     """Grade every submission of `folder` into `out`; finished results survive interruption."""
     submissions = discover(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -100,28 +98,17 @@ def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int, resume:
             if not (resume and _readable(results_path(out, s)))}
     progress = BatchProgress(total=len(submissions), skipped=len(submissions) - len(todo))
     progress.done = progress.skipped
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as pool:
-        pending: dict[Future[dict[str, Any]], str] = {
-            pool.submit(grade_one, str(project_root()), str(loaded.path), student, source, out,
-                        public_only, sandbox): student
-            for student, source in todo.items()}
-        try:
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    student = pending.pop(future)
-                    data = future.result()
-                    with progress.lock:
-                        progress.done += 1
-                        if data["score"] < data["extra_data"]["max_score"]:
-                            progress.failures += 1
-                    if on_done is not None:
-                        on_done(student, data, progress)
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            raise
+    job = BatchJob(loaded, out, public_only=public_only, sandbox=sandbox)
+    with open_executor(executor, job, jobs, scheduler) as running:
+        for student, source in todo.items():
+            running.submit(student, source)
+        for student, data in running.completed():
+            with progress.lock:
+                progress.done += 1
+                if data["score"] < data["extra_data"]["max_score"]:
+                    progress.failures += 1
+            if on_done is not None:
+                on_done(student, data, progress)
     return progress
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
     if args.batch:
         return run_batch(args, loaded, console)
-    for flag in ("jobs", "out"):
+    for flag in ("jobs", "out", "executor", "scheduler"):
         if getattr(args, flag) is not None:
             console.print(f"[red]error:[/] --{flag} only goes with --batch")
             return EXIT_USAGE
@@ -38,6 +39,11 @@ def run(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def _sandbox(requested: str | None) -> str | None:
+    """The sandbox asked for here (flag, else $GRADER_SANDBOX), so remote workers grade the same."""
+    return requested or os.environ.get("GRADER_SANDBOX") or None
+
+
 def run_batch(args: argparse.Namespace, loaded: LoadedSuite, console: Console) -> int:
     from rich.progress import (
         BarColumn,
@@ -49,6 +55,14 @@ def run_batch(args: argparse.Namespace, loaded: LoadedSuite, console: Console) -
     )
 
     out = args.out or Path("out")
+    executor = args.executor or "local"
+    if args.scheduler is not None and executor != "dask":
+        console.print("[red]error:[/] --scheduler only goes with --executor dask")
+        return EXIT_USAGE
+    if args.scheduler is not None and args.jobs is not None:
+        console.print("[red]error:[/] -j sizes this machine's pool or LocalCluster; with "
+                      "--scheduler the cluster's workers decide")
+        return EXIT_USAGE
     jobs = args.jobs if args.jobs is not None else default_jobs()
     if jobs < 1:
         console.print("[red]error:[/] -j needs at least 1")
@@ -67,7 +81,8 @@ def run_batch(args: argparse.Namespace, loaded: LoadedSuite, console: Console) -
                        failures=progress.failures)
 
         progress = grade_batch(loaded, args.submission, out, jobs, args.resume,
-                               public_only=args.public, sandbox=args.sandbox, on_done=on_done)
+                               public_only=args.public, sandbox=_sandbox(args.sandbox),
+                               on_done=on_done, executor=executor, scheduler=args.scheduler)
         bar.update(task, total=progress.total, completed=progress.done)
     grades = write_grades(loaded, out)
     summary = summarize(collect(out))
