@@ -73,10 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     handout_cmd = commands.add_parser("handout", help="write what students receive into DIR")
     handout_cmd.add_argument("exercise")
     handout_cmd.add_argument("directory", type=Path)
+
+    gradescope_cmd = commands.add_parser("gradescope", help="write a Gradescope autograder zip")
+    gradescope_cmd.add_argument("exercise")
+    gradescope_cmd.add_argument("zip", type=Path, help="the autograder zip to write")
     return parser
 
 
-COMMANDS = ("grade", "check", "run", "list", "record", "verify", "handout")
+COMMANDS = ("grade", "check", "run", "list", "record", "verify", "handout", "gradescope")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
