@@ -128,13 +128,17 @@ class DaskExecutor:
             tracker.add(self._launch(student, source, 0))
 
     def _outcome(self, future: Any, student: str) -> GradedFiles | str | None:
-        """The graded files, a reason why there are none, or None for a task the cluster lost."""
-        if future.status == "cancelled":
+        """The graded files, a reason why there are none, or None for a task the cluster lost
+        (cancelled, or its result gone with a worker that died before it was fetched)."""
+        if future.status in {"cancelled", "lost"}:
             return None
-        error = future.exception()
-        if error is None:
-            graded: GradedFiles = future.result()
-            return graded
+        try:
+            error = future.exception()
+            if error is None:
+                graded: GradedFiles = future.result()
+                return graded
+        except Exception:
+            return None
         if isinstance(error, self.distributed.KilledWorker):
             return (f"grader error: the workers grading this submission died "
                     f"{1 + self._allowed_failures()} times; it was not graded")
