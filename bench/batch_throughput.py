@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from grader.commands.batch import collect, grade_batch, write_grades  # noqa: E402
 from grader.judge.grade import grade  # noqa: E402
-from grader.suite.schema import load_suite  # noqa: E402
+from grader.suite.load import load_suite  # noqa: E402
 
 SAMPLES = ROOT / "samples" / "bitgrid"
 HONEST = ["alice", "bob", "carol.zip", "frank", "erin"]
