@@ -50,6 +50,22 @@ def test_a_local_cluster_of_two_writes_the_same_grades_as_j_2(small_class: Path,
     assert (cluster / "summary.html").is_file()
 
 
+def test_resume_on_a_cluster_grades_only_what_has_no_result(small_class: Path,
+                                                             tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    whole = tmp_path / "whole"
+    common = ["grade", "bitgrid", str(small_class), "--batch", "-j", "2", "--sandbox", "process"]
+    assert main([*common, "--out", str(whole)]) == 0
+    for student in ("alice", "carol", "frank"):
+        shutil.copytree(whole / student, out / student)
+    before = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/results.json")}
+    assert main([*common, "--executor", "dask", "--resume", "--out", str(out)]) == 0
+    after = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/results.json")}
+    assert {s: after[s] for s in before} == before, "a finished result was graded again"
+    assert set(after) == {"alice", "bob", "carol", "erin", "frank"}
+    assert (out / "grades.csv").read_text() == (whole / "grades.csv").read_text()
+
+
 def test_dask_options_are_refused_where_they_mean_nothing(
         small_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = str(tmp_path / "out")

@@ -94,3 +94,10 @@ def test_a_task_grades_from_its_bundle_alone(tmp_path: Path, monkeypatch: pytest
         run_task(replace(task, student="../alice"))
 
 
+
+
+def test_the_doctests_of_the_bundle_pass() -> None:
+    import doctest
+
+    outcome = doctest.testmod(bundles)
+    assert outcome.attempted > 0 and outcome.failed == 0
