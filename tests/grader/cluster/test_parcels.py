@@ -101,3 +101,22 @@ def test_the_doctests_of_the_bundle_pass() -> None:
 
     outcome = doctest.testmod(bundles)
     assert outcome.attempted > 0 and outcome.failed == 0
+
+
+@pytest.mark.bwrap
+def test_a_submission_on_a_worker_cannot_read_the_unpacked_bundle(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hidden expectations now also lie in the worker's bundle cache: out of the test's sight."""
+    monkeypatch.delenv("GRADER_CACHE", raising=False)
+    exercise = bundles.build_bundle(load_suite("bitgrid"))
+    hidden = bundles.unpack(exercise) / "fixtures" / "bitgrid" / "expected" / "winner-hidden.json"
+    assert hidden.is_file()
+    folder = tmp_path / "mallory"
+    shutil.copytree(SAMPLES / "alice", folder)
+    probe = (f"try:\n    _leak = open({str(hidden)!r}).read()\nexcept OSError:\n    _leak = ''\n"
+             f"if _leak:\n    raise RuntimeError('read the hidden expectations')\n")
+    (folder / "grid.py").write_text(probe + (SAMPLES / "alice" / "grid.py").read_text())
+    task = GradingTask(student="mallory", parcel=parcels.pack(folder), bundle=exercise,
+                       public_only=False, sandbox="bwrap")
+    data = json.loads(run_task(task).files["results.json"])
+    assert data["score"] == data["extra_data"]["max_score"] == 19, data.get("output")
