@@ -41,6 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
     grade_cmd.add_argument("--roster", type=Path, metavar="FILE",
                            help="CSV with a 'submission' column (folder or .zip name); its other "
                                 "columns go in front of grades.csv")
+    grade_cmd.add_argument("--executor", choices=["local", "dask"],
+                           help="where a batch is graded: this machine's process pool (local, "
+                                "the default) or a Dask cluster (dask)")
+    grade_cmd.add_argument("--scheduler", metavar="ADDRESS",
+                           help="with --executor dask: a running Dask scheduler (e.g. "
+                                "tcp://host:8786); default: a LocalCluster of -j workers here")
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
@@ -76,10 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     handout_cmd = commands.add_parser("handout", help="write what students receive into DIR")
     handout_cmd.add_argument("exercise")
     handout_cmd.add_argument("directory", type=Path)
+
+    gradescope_cmd = commands.add_parser("gradescope", help="write a Gradescope autograder zip")
+    gradescope_cmd.add_argument("exercise")
+    gradescope_cmd.add_argument("zip", type=Path, help="the autograder zip to write")
     return parser
 
 
-COMMANDS = ("grade", "check", "run", "list", "record", "verify", "gradebook", "handout")
+COMMANDS = ("grade", "check", "run", "list", "record", "verify", "gradebook", "handout",
+            "gradescope")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
@@ -11,13 +12,13 @@ from rich.text import Text
 
 from grader.batch.discover import BatchInputError, Discovery, discover, looks_like_a_class
 from grader.batch.preflight import out_problem, suite_problems
-from grader.batch.roster import Roster, read_roster
 from grader.commands import EXIT_BAD_INPUT, EXIT_GRADER_FAILED, EXIT_OK, EXIT_USAGE, batch
 from grader.inert import inert_text
 from grader.judge.grade import grade, select_tests
 from grader.report.gradebook import Gradebook, GradebookError
 from grader.report.grades import GRADE_COLUMNS
 from grader.report.reports import print_report, write_junit, write_results
+from grader.report.roster import Roster, read_roster
 from grader.report.summary import print_summary
 from grader.run.submission import SubmissionError
 from grader.suite.load import LoadedSuite, load_suite
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
     if args.batch:
         return run_batch(args, loaded, console)
-    for flag in ("jobs", "out", "roster"):
+    for flag in ("jobs", "out", "roster", "executor", "scheduler"):
         if getattr(args, flag) is not None:
             console.print(f"[red]error:[/] --{flag} only goes with --batch")
             return EXIT_USAGE
@@ -49,6 +50,10 @@ def run(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def _sandbox(requested: str | None) -> str | None:
+    """The sandbox asked for here (flag, else $GRADER_SANDBOX), so remote workers grade the same."""
+    return requested or os.environ.get("GRADER_SANDBOX") or None
+
 
 def run_batch(args: argparse.Namespace, loaded: LoadedSuite, console: Console) -> int:
     for flag in ("results", "junit", "tests"):
@@ -58,6 +63,13 @@ def run_batch(args: argparse.Namespace, loaded: LoadedSuite, console: Console) -
                           f"test and writes results.json and junit.xml for every student under "
                           f"--out", highlight=False)
             return EXIT_USAGE
+    if args.scheduler is not None and (args.executor or "local") != "dask":
+        console.print("[red]error:[/] --scheduler only goes with --executor dask")
+        return EXIT_USAGE
+    if args.scheduler is not None and args.jobs is not None:
+        console.print("[red]error:[/] -j sizes this machine's pool or LocalCluster; with "
+                      "--scheduler the cluster's workers decide")
+        return EXIT_USAGE
     jobs = args.jobs if args.jobs is not None else batch.default_jobs()
     if jobs < 1:
         console.print("[red]error:[/] -j needs at least 1")
@@ -163,8 +175,9 @@ def _run_with_bar(args: argparse.Namespace, loaded: LoadedSuite, console: Consol
 
         try:
             return batch.grade_planned(loaded, planned, out, book, jobs,
-                                       public_only=args.public, sandbox=args.sandbox,
-                                       on_done=on_done)
+                                       public_only=args.public, sandbox=_sandbox(args.sandbox),
+                                       on_done=on_done, executor=args.executor or "local",
+                                       scheduler=args.scheduler)
         except KeyboardInterrupt:
             bar.stop()
             finished = len(batch.collect(out))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 
-from grader.batch.roster import Roster
 from grader.inert import csv_cell
 from grader.report.gradebook import Attempt
+from grader.report.roster import Roster
 
 GRADE_COLUMNS = ("student", "status", "score", "max_score")
 MISSING = "missing"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.roster import RosterError, read_roster
+from grader.report.roster import RosterError, read_roster
 from tests.toy_class import RIGHT, WRONG, add, grade_class, make_toy
 
 RESERVED = ["student", "status", "score", "max_score"]

@@ -151,17 +151,18 @@ def test_gradebook_changes_name_the_students_and_tests(toy_class: Path, project:
 def test_a_judge_error_ends_the_batch_non_zero_naming_the_student(
         toy_class: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from grader.commands import batch
+    from grader.batch import grading
+    from grader.cluster import executors
 
-    real = batch.grade
+    real = grading.grade
 
     def breaks_on_bob(loaded, source, **options):  # type: ignore[no-untyped-def]
         if source.name.startswith("bob"):
             raise RuntimeError("the grader broke")
         return real(loaded, source, **options)
 
-    monkeypatch.setattr(batch, "grade", breaks_on_bob)
-    monkeypatch.setattr(batch, "ProcessPoolExecutor", _InlinePool)  # so the patch applies
+    monkeypatch.setattr(grading, "grade", breaks_on_bob)
+    monkeypatch.setattr(executors, "ProcessPoolExecutor", _InlinePool)  # so the patch applies
     assert grade_class(toy_class, tmp_path / "out") == 1
     printed = capsys.readouterr().out
     assert "grader error (JE) for 1 submission(s): bob" in printed

@@ -22,12 +22,12 @@ def test_one_line_per_exercise_at_80_columns() -> None:
 
 def test_the_doctests_of_the_batch_modules_pass() -> None:
     import grader.batch.discover
-    import grader.batch.roster
     import grader.report.grades
+    import grader.report.roster
     import grader.report.summary
     import grader.suite.expectations
 
-    for module in (listing, grader.batch.discover, grader.batch.roster, grader.report.grades,
+    for module in (listing, grader.batch.discover, grader.report.roster, grader.report.grades,
                    grader.report.summary, grader.suite.expectations):
         outcome = doctest.testmod(module)
         assert outcome.attempted and not outcome.failed, module.__name__

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from grader.batch.roster import Roster
 from grader.judge.grade import GradeReport
 from grader.judge.verdicts import TestResult, Usage, Verdict
 from grader.report.gradebook import Attempt, attempt_from_results
 from grader.report.reports import results_json
+from grader.report.roster import Roster
 
 TESTS = [("position", 1.0, "call"), ("a-test-name-long-enough-to-be-cut-at-eighty-columns", 2.0,
                                      "call"), ("game", 3.0, "transcript")]

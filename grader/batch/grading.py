@@ -1,0 +1,107 @@
+"""Grading one submission of a batch, in whichever process runs it (a local pool's, a cluster
+worker's child): what it produced comes back as plain data for the batch to store."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import signal
+import time
+import zipfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from grader.batch import identity as ids
+from grader.judge.grade import GradeReport, grade
+from grader.judge.verdicts import TestResult, Verdict
+from grader.report.reports import junit_xml, results_json
+from grader.run.submission import SubmissionError
+from grader.suite.load import LoadedSuite, load_suite
+
+STOP_GRACE_S = 2.0  # after Ctrl-C, how long a pool process may take to stop its tests
+Payload: TypeAlias = dict[str, Any]  # {"results": results.json data, "junit": str, "status": str}
+
+
+def failed_report(loaded: LoadedSuite, source: Path, message: str,
+                  verdict: Verdict = Verdict.CE) -> GradeReport:
+    """A report for a submission that could not be graded at all: every test scores 0."""
+    report = GradeReport(exercise=loaded.name, submission=str(source))
+    report.notes.append(message)
+    for test in loaded.suite.tests:
+        report.results.append(TestResult(name=test.name, verdict=verdict, points=0.0,
+                                         max_points=test.points, visibility=test.visibility,
+                                         kind=test.kind, message=message))
+    return report
+
+
+def status_of(report: GradeReport) -> str:
+    """The status column of a graded submission (the verdicts say the rest)."""
+    verdicts = {result.verdict for result in report.results}
+    if Verdict.JE in verdicts:
+        return "JE"
+    if report.missing:
+        return "not-submitted-files"
+    if Verdict.CE in verdicts:
+        return "CE"
+    return "graded"
+
+
+@functools.cache
+def _suite(path: str) -> LoadedSuite:
+    return load_suite(path)
+
+
+def _stop_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def pool_setup() -> None:
+    """In a pool process: Ctrl-C is the main process's to handle; SIGTERM unwinds (stopping tests)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_on_term)
+
+
+def grade_one(root: str, suite_path: str, source: Path, public_only: bool,
+              sandbox: str | None) -> Payload:
+    """Grade one submission (in a pool process): its results.json, JUnit XML and status."""
+    os.environ["GRADER_ROOT"] = root  # pool processes may outlive the caller's environment
+    loaded = _suite(suite_path)
+    if source.is_file() and not zipfile.is_zipfile(source):
+        report, status = failed_report(loaded, source, f"{source.name}: not a readable .zip "
+                                       f"file"), "corrupt"
+    elif ids.is_empty(source):
+        report, status = failed_report(loaded, source, "the submission holds no file"), "empty"
+    else:
+        try:
+            report = grade(loaded, source, public_only=public_only, sandbox=sandbox)
+            status = status_of(report)
+        except SubmissionError as error:
+            report, status = failed_report(loaded, source, str(error)), "corrupt"
+        except Exception as error:
+            report = failed_report(loaded, source, f"grader error: {error!r}", Verdict.JE)
+            status = "JE"
+    return {"results": results_json(report), "junit": junit_xml(report), "status": status}
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: queued work dropped, running gradings told to stop their tests, then
+    killed if they have not within STOP_GRACE_S."""
+    processes = list(getattr(pool, "_processes", {}).values())  # no public handle on them
+    for process in processes:
+        with contextlib.suppress(OSError, AttributeError):
+            process.terminate()
+    deadline = time.monotonic() + STOP_GRACE_S
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+            process.join(1.0)
+    with contextlib.suppress(Exception):
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

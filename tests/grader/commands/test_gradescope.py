@@ -1,0 +1,103 @@
+"""`grader gradescope`: the zip's setup.sh and run_autograder, run in a temporary Gradescope root."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.cli import main
+from grader.commands.verify import mutants_of
+from grader.exercise import reference_dir
+from grader.judge.grade import grade
+from grader.suite.load import load_suite
+
+
+def test_the_zip_has_both_scripts_at_the_top_and_nothing_it_should_not(tmp_path: Path) -> None:
+    target = tmp_path / "autograder.zip"
+    assert main(["gradescope", "bitgrid", str(target)]) == 0
+    with zipfile.ZipFile(target) as archive:
+        infos = {info.filename: info for info in archive.infolist()}
+    for script in ("setup.sh", "run_autograder"):
+        assert infos[script].external_attr >> 16 & 0o111, f"{script} is not executable"
+    assert "requirements.txt" in infos and "grader/cli.py" in infos
+    assert not [name for name in infos if "/mutants/" in name or name.startswith("reference/")]
+    assert not [name for name in infos if "__pycache__" in name]
+
+
+def test_a_zip_into_a_missing_folder_is_one_line(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gradescope", "bitgrid", str(tmp_path / "no" / "a.zip")]) == 3
+    assert "does not exist" in capsys.readouterr().err
+
+
+def _wheelhouse(requirements: Path, folder: Path) -> Path:
+    """Wheels of the grader's dependencies (pip's cache makes this quick), or skip the test."""
+    try:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary", ":all:",
+                        "-d", str(folder), "-r", str(requirements)],
+                       check=True, capture_output=True, timeout=120)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
+        pytest.skip(f"no wheels for the grader's dependencies here: {error}")
+    return folder
+
+
+def _run(script: Path, root: Path, env: dict[str, str]) -> None:
+    done = subprocess.run(["bash", str(script)], cwd=root / "source", capture_output=True,
+                          text=True, env={**os.environ, **env}, timeout=180)
+    assert done.returncode == 0, f"{script.name} failed:\n{done.stdout}\n{done.stderr}"
+
+
+@pytest.mark.slow
+def test_setup_and_run_autograder_grade_the_reference_and_a_mutant(tmp_path: Path) -> None:
+    loaded = load_suite("bitgrid")
+    target = tmp_path / "autograder.zip"
+    assert main(["gradescope", "bitgrid", str(target)]) == 0
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(target) as archive:
+        archive.extractall(root / "source")
+    wheels = _wheelhouse(root / "source" / "requirements.txt", tmp_path / "wheels")
+    env = {"AUTOGRADER_ROOT": str(root), "PYTHON": sys._base_executable, "SETUP_NO_APT": "1",
+           "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "GRADER_ROOT": "/nonexistent",
+           "GRADER_CACHE": str(tmp_path / "cache")}
+    _run(root / "source" / "setup.sh", root, env)
+    assert (root / "venv" / "bin" / "python").exists()
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")  # as Gradescope does
+
+    def autograde(submission: Path) -> dict[str, object]:
+        shutil.rmtree(root / "submission", ignore_errors=True)
+        shutil.rmtree(root / "results", ignore_errors=True)
+        shutil.copytree(submission, root / "submission")
+        _run(root / "run_autograder", root, env)
+        data: dict[str, object] = json.loads((root / "results" / "results.json").read_text())
+        return data
+
+    reference = autograde(reference_dir("bitgrid"))
+    tests = reference["tests"]
+    assert isinstance(tests, list)
+    assert reference["score"] == sum(t.points for t in loaded.suite.tests) > 0
+    assert [t["name"] for t in tests] == [t.name for t in loaded.suite.tests]
+    assert [t["visibility"] for t in tests] == [t.visibility for t in loaded.suite.tests]
+    assert "hidden" in [t["visibility"] for t in tests]
+    assert all(t["status"] == "passed" for t in tests)
+
+    mutant = next(m for m in mutants_of(loaded) if any(
+        t.visibility == "hidden" and t.name in (m.failing_tests or []) for t in loaded.suite.tests))
+    submission = tmp_path / "mutant"
+    shutil.copytree(reference_dir("bitgrid"), submission)
+    shutil.copytree(mutant.path, submission, dirs_exist_ok=True)
+    graded = autograde(submission)
+    graded_tests = graded["tests"]
+    assert isinstance(graded_tests, list)
+    got = {t["name"]: t["extra_data"]["verdict"] for t in graded_tests}
+    here = grade(loaded, mutant.path, overlay=reference_dir("bitgrid"), sandbox="auto")
+    assert got == {r.name: r.verdict.value for r in here.results}
+    assert {name for name, verdict in got.items() if verdict != "AC"} == set(mutant.failing_tests or [])
+    assert all(verdict == mutant.verdict.value for name, verdict in got.items()
+               if name in (mutant.failing_tests or []))
