@@ -12,7 +12,7 @@ import yaml
 from rich.console import Console
 
 from grader.commands import EXIT_OK
-from grader.exercise import exercise_dir, project_root
+from grader.exercise import Exercise, project_root
 from grader.judge import calibration
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite
@@ -86,14 +86,13 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
         raise FileExistsError(f"{destination}: the handout folder exists and is not empty")
     name = loaded.name
     suite = loaded.suite
-    _copy_tree(exercise_dir(name), destination / "exercises" / name)
+    handout = Exercise.named(name, destination)
+    _copy_tree(loaded.exercise.stubs, handout.stubs)
     _copy_tree(project_root() / "grader", destination / "grader")
-    (destination / "suites").mkdir(parents=True)
-    handout_suite = destination / "suites" / f"{name}.yaml"
-    handout_suite.write_text(f"# The visible tests of {name}; the final grading adds hidden ones.\n"
+    fixtures = handout.fixtures
+    handout.expected.mkdir(parents=True)
+    handout.suite.write_text(f"# The visible tests of {name}; the final grading adds hidden ones.\n"
                              + yaml.safe_dump(visible_suite(loaded), sort_keys=False))
-    fixtures = destination / "fixtures" / name
-    (fixtures / "expected").mkdir(parents=True)
     for test in suite.tests:
         if test.visibility != "visible":
             continue
@@ -105,7 +104,7 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
         if not recorded.is_file():
             raise expectations.MissingExpectation(
                 f"{recorded}: not recorded; run `grader record {name}` first")
-        shutil.copyfile(recorded, fixtures / "expected" / f"{test.name}.json")
+        shutil.copyfile(recorded, handout.expected_file(test.name))
         if test.transcript is not None:
             shutil.copyfile(loaded.fixtures / test.transcript.expected,
                             fixtures / test.transcript.expected)

@@ -10,7 +10,6 @@ from pathlib import Path
 from rich.console import Console
 
 from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
-from grader.exercise import reference_dir
 from grader.judge.grade import Grader, prepared_submission, select_tests
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite
@@ -30,7 +29,7 @@ def record(loaded: LoadedSuite, names: list[str] | None = None,
            progress: Callable[[str], None] | None = None) -> Recording:
     recording = Recording()
     tests = select_tests(loaded, public_only=False, names=names)
-    with prepared_submission(loaded, reference_dir(loaded.name)) as (prepared, scratch):
+    with prepared_submission(loaded, loaded.exercise.reference) as (prepared, scratch):
         if prepared.missing:
             raise RecordError(f"reference/{loaded.name} lacks {', '.join(prepared.missing)}")
         with Grader(loaded, prepared, scratch, record=True, sandbox="auto") as grader:

@@ -12,7 +12,6 @@ from pathlib import Path
 from rich.console import Console
 
 from grader.commands import EXIT_BAD_INPUT, EXIT_USAGE
-from grader.exercise import reference_dir
 from grader.run.submission import prepare
 from grader.suite.load import load_suite
 
@@ -36,7 +35,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
             console.print("[red]error:[/] --submission needs a folder")
             return EXIT_USAGE
     args.args = rest
-    source = args.submission or reference_dir(suite.exercise)
+    source = args.submission or loaded.exercise.reference
     with tempfile.TemporaryDirectory(prefix="grader-run-") as scratch:
         code = Path(scratch) / "code"
         prepared = prepare(source, suite.exercise, suite.submit, suite.given, code,

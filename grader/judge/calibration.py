@@ -73,10 +73,9 @@ def reference_timing(loaded: LoadedSuite, test: TestSpec) -> Calibration:
     cached = _load_cache().get(key)
     if cached is not None:
         return Calibration(cpu_s=cached["cpu_s"], wall_s=cached["wall_s"])
-    from grader.exercise import reference_dir
     from grader.judge.grade import Grader, prepared_submission
 
-    reference = reference_dir(loaded.name)
+    reference = loaded.exercise.reference
     if not reference.is_dir():
         raise FileNotFoundError(f"{loaded.path}: test '{test.name}' has a time limit relative to "
                                 f"the reference, and {reference} is not here to time")

@@ -10,7 +10,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from grader.exercise import exercise_dir, reference_dir, suites_dir
 from grader.judge.transcripts import normalized_lines
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import Step, SuiteError, TestSpec
@@ -20,20 +19,16 @@ class MissingExpectation(FileNotFoundError):
     """A test whose expected values were never recorded."""
 
 
-def expected_dir(loaded: LoadedSuite) -> Path:
-    return loaded.fixtures / "expected"
-
-
 def call_file(loaded: LoadedSuite, test: TestSpec) -> Path:
-    return expected_dir(loaded) / f"{test.name}.json"
+    return loaded.exercise.expected_file(test.name)
 
 
 def _generator(loaded: LoadedSuite, reference: str) -> Any:
     module_name, _, function_name = reference.partition(":")
-    path = suites_dir() / f"{module_name}.py"
+    path = loaded.exercise.generator(module_name)
     if not path.is_file() or not function_name:
         raise SuiteError(f"{loaded.path}: generator '{reference}' should be MODULE:FUNCTION "
-                         f"with suites/{module_name}.py defining {function_name or 'it'}")
+                         f"with {path} defining {function_name or 'it'}")
     spec = importlib.util.spec_from_file_location(f"suite_cases_{module_name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -94,8 +89,8 @@ def fingerprint(loaded: LoadedSuite, test: TestSpec) -> str:
     """A hash of what a recorded expectation depends on: reference, given files, test, inputs."""
     digest = hashlib.sha256()
     suite = loaded.suite
-    for folder, names in ((reference_dir(suite.exercise), suite.submit),
-                          (exercise_dir(suite.exercise), suite.given)):
+    for folder, names in ((loaded.exercise.reference, suite.submit),
+                          (loaded.exercise.stubs, suite.given)):
         for name in names:
             digest.update(name.encode())
             path = folder / name
@@ -156,7 +151,7 @@ def _same_transcript(loaded: LoadedSuite, test: TestSpec, path: Path, new: bytes
 
 def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
     """Store what the reference did for `test`; returns the files written."""
-    expected_dir(loaded).mkdir(parents=True, exist_ok=True)
+    loaded.exercise.expected.mkdir(parents=True, exist_ok=True)
     meta: dict[str, Any] = {"test": test.name, "fingerprint": fingerprint(loaded, test)}
     written = [call_file(loaded, test)]
     if test.transcript is not None:

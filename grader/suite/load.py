@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from grader.exercise import exercise_dir, fixtures_dir, suite_path
+from grader.exercise import Exercise, project_root
 from grader.suite.schema import LocatedError, Suite, SuiteError
 
 
@@ -18,6 +18,7 @@ class LoadedSuite:
     def __init__(self, suite: Suite, path: Path) -> None:
         self.suite = suite
         self.path = path
+        self.exercise = Exercise(suite.exercise, project_root(), path)
 
     @property
     def name(self) -> str:
@@ -25,14 +26,14 @@ class LoadedSuite:
 
     @property
     def fixtures(self) -> Path:
-        return fixtures_dir(self.name)
+        return self.exercise.fixtures
 
     @property
     def runnable_drivers(self) -> list[str]:
         """The given modules that run as programs (`grader run EXERCISE DRIVER`)."""
         names = []
         for name in self.suite.given:
-            path = exercise_dir(self.name) / name
+            path = self.exercise.given_file(name)
             if path.suffix == ".py" and path.is_file() and "__main__" in path.read_text():
                 names.append(path.stem)
         return names
@@ -98,11 +99,11 @@ def parse_suite(path: Path) -> LoadedSuite:
 
 
 def load_suite(exercise_or_path: str) -> LoadedSuite:
-    """Load by exercise name (suites/NAME.yaml) or by a path to a suite file."""
+    """Load by exercise name (fixtures/NAME/suite.yaml) or by a path to a suite file."""
     candidate = Path(exercise_or_path)
     if candidate.suffix in {".yaml", ".yml"} or candidate.is_file():
         return parse_suite(candidate)
-    path = suite_path(exercise_or_path)
+    path = Exercise.named(exercise_or_path).suite
     if not path.exists():
         raise SuiteError(f"{path}: no suite for exercise '{exercise_or_path}'")
     return parse_suite(path)

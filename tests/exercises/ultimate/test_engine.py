@@ -1,21 +1,18 @@
-"""The reference engine against the plain model of the original in suites/ultimate_cases.py."""
+"""The reference engine against the plain model of the original in fixtures/ultimate/cases.py."""
 
 from __future__ import annotations
 
 import inspect
 import random
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from tests.support import ROOT, exercise_modules
+from tests.support import cases_module, exercise_modules
 
-sys.path.insert(0, str(Path(ROOT) / "suites"))
-import ultimate_cases as model
+model = cases_module("ultimate")
 
 WIN = model.WIN
 

@@ -29,9 +29,9 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
     make_handout(loaded, handout)
     files = {p.relative_to(handout).as_posix() for p in handout.rglob("*") if p.is_file()}
     assert not any(f.startswith("reference/") for f in files)
-    assert not any(f.startswith("suites/") and f.endswith(".py") for f in files), "a generator"
+    assert not any(f.startswith("fixtures/") and f.endswith(".py") for f in files), "a generator"
     assert not any("/mutants/" in f for f in files)
-    suite = yaml.safe_load((handout / "suites" / f"{exercise}.yaml").read_text())
+    suite = yaml.safe_load((handout / "fixtures" / exercise / "suite.yaml").read_text())
     shipped = {test["name"] for test in suite["tests"]}
     visible = {t.name for t in loaded.suite.tests if t.visibility == "visible"}
     assert shipped == visible

@@ -91,11 +91,11 @@ def test_cli_unknown_exercise(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def _toy_project(root: Path, tests: str) -> None:
-    for folder in ("exercises/toy", "reference/toy", "suites", "fixtures/toy"):
+    for folder in ("exercises/toy", "reference/toy", "fixtures/toy"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     (root / "exercises/toy/toy.py").write_text("")
     (root / "reference/toy/toy.py").write_text("def answer(n):\n    return n\n")
-    (root / "suites/toy.yaml").write_text("exercise: toy\nsubmit: [toy.py]\ntests:\n" + tests)
+    (root / "fixtures/toy/suite.yaml").write_text("exercise: toy\nsubmit: [toy.py]\ntests:\n" + tests)
 
 
 @pytest.mark.parametrize(("tests", "expected"), [
@@ -106,11 +106,11 @@ def _toy_project(root: Path, tests: str) -> None:
     ("  - name: a\n    transcript: {driver: main, expected: a.out}\n",
      "tests.a.transcript.driver: 'main' is not a given file"),
     ("  - name: a\n    call: toy.answer\n    cases_from: nowhere:cases\n",
-     "generator 'nowhere:cases' should be MODULE:FUNCTION with suites/nowhere.py"),
+     "generator 'nowhere:cases' should be MODULE:FUNCTION with "),
 ])
 def test_verify_catches_a_suite_naming_what_does_not_exist(
         project: Path, tests: str, expected: str, capsys: pytest.CaptureFixture[str]) -> None:
     _toy_project(project, tests)
     assert main(["verify", "toy", "--sandbox", "process"]) == 4
     out = capsys.readouterr().out
-    assert f"{project / 'suites' / 'toy.yaml'}: " in out and expected in out, out
+    assert f"{project / 'fixtures' / 'toy' / 'suite.yaml'}: " in out and expected in out, out
