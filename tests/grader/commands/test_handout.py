@@ -46,6 +46,8 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
             assert shared or f"fixtures/{exercise}/{test.transcript.expected}" not in files
     stubs = sorted(p.name for p in (project_root() / "exercises" / exercise).glob("*.py"))
     assert sorted(p.name for p in (handout / "exercises" / exercise).glob("*.py")) == stubs
+    linked = [p for p in handout.rglob("*") if p.is_symlink()]
+    assert not linked, f"links in a handout point outside it: {linked}"
 
 
 def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:

@@ -1,34 +1,31 @@
-"""Tests of the shared lazy game trees (exercises/alphabeta/lazytree.py and its gametree copy).
+"""Tests of the lazy game trees shared by two exercises (exercises/gametree/lazytree.py).
 
-The two exercise folders must each be self-contained, so `lazytree.py` exists twice; the
-alphabeta copy is the original. After editing it, refresh the other copy with
-`.venv/bin/python -m tests.test_alphabeta_lazytree`.
+The one file lives in exercises/gametree/; exercises/alphabeta/lazytree.py is a symbolic link to
+it, so both exercises' stubs, grading and handouts (which copy its contents) use the same code.
 """
 
 from __future__ import annotations
 
-import shutil
 from types import ModuleType
 
 import pytest
 
 from tests.support import ROOT, exercise_modules
 
-ORIGINAL = ROOT / "exercises" / "alphabeta" / "lazytree.py"
-COPY = ROOT / "exercises" / "gametree" / "lazytree.py"
+SHARED = ROOT / "exercises" / "gametree" / "lazytree.py"
+LINK = ROOT / "exercises" / "alphabeta" / "lazytree.py"
 
 
 @pytest.fixture(scope="module")
 def lazytree() -> ModuleType:
-    with exercise_modules("alphabeta") as modules:
+    with exercise_modules("gametree") as modules:
         return modules["lazytree"]
 
 
-def test_the_gametree_copy_is_identical() -> None:
-    assert COPY.read_bytes() == ORIGINAL.read_bytes(), (
-        "exercises/gametree/lazytree.py differs: refresh it with"
-        " .venv/bin/python -m tests.test_alphabeta_lazytree"
-    )
+def test_alphabeta_links_to_the_one_copy() -> None:
+    assert SHARED.is_file() and not SHARED.is_symlink()
+    assert LINK.is_symlink() and LINK.resolve() == SHARED.resolve(), \
+        "exercises/alphabeta/lazytree.py must be a link to ../gametree/lazytree.py, not a copy"
 
 
 def test_seq_is_lazy_and_can_be_traversed_again(lazytree: ModuleType) -> None:
@@ -143,8 +140,3 @@ def _deep_tree(lazytree: ModuleType, depth: int) -> object:
     for _ in range(depth):
         tree = lazytree.NonLeaf(lazytree.Seq.of_list([(0, tree)]))
     return tree
-
-
-if __name__ == "__main__":
-    shutil.copyfile(ORIGINAL, COPY)
-    print(f"copied {ORIGINAL.relative_to(ROOT)} to {COPY.relative_to(ROOT)}")
