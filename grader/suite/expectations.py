@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from grader.judge.transcripts import normalized_lines
+from grader.suite.cases import steps_of
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import Step, SuiteError, TestSpec
+from grader.suite.schema import TestSpec
+
+__all__ = ["MissingExpectation", "call_file", "fingerprint", "input_names", "load_call",
+           "load_transcript", "recorded_fingerprint", "steps_of", "write"]
 
 
 class MissingExpectation(FileNotFoundError):
@@ -21,49 +22,6 @@ class MissingExpectation(FileNotFoundError):
 
 def call_file(loaded: LoadedSuite, test: TestSpec) -> Path:
     return loaded.exercise.expected_file(test.name)
-
-
-def _generator(loaded: LoadedSuite, reference: str) -> Any:
-    module_name, _, function_name = reference.partition(":")
-    path = loaded.exercise.generator(module_name)
-    if not path.is_file() or not function_name:
-        raise SuiteError(f"{loaded.path}: generator '{reference}' should be MODULE:FUNCTION "
-                         f"with {path} defining {function_name or 'it'}")
-    spec = importlib.util.spec_from_file_location(f"suite_cases_{module_name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    function = getattr(module, function_name, None)
-    if function is None:
-        raise SuiteError(f"{loaded.path}: {path} has no function '{function_name}'")
-    return function()
-
-
-_steps_cache: dict[tuple[str, str], list[Step]] = {}
-
-
-def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
-    """The steps a call test runs, with `cases`/`cases_from`/`steps_from` expanded."""
-    key = (str(loaded.path), test.name)
-    if key in _steps_cache:
-        return _steps_cache[key]
-    if test.steps is not None:
-        steps = list(test.steps)
-    else:
-        try:
-            if test.steps_from is not None:
-                steps = [Step.model_validate(raw) for raw in _generator(loaded, test.steps_from)]
-            else:
-                cases = test.cases if test.cases is not None else _generator(loaded,
-                                                                             test.cases_from or "")
-                steps = [Step(call=test.call, args=list(case), compare=test.compare,
-                              tolerance=test.tolerance, show=test.show, attrs=test.attrs)
-                         for case in cases]
-        except ValidationError as error:
-            raise SuiteError(f"{loaded.path}: test '{test.name}': a generated step is invalid: "
-                             f"{error.errors()[0]['msg']}") from error
-    _steps_cache[key] = steps
-    return steps
 
 
 def load_call(loaded: LoadedSuite, test: TestSpec) -> list[dict[str, Any]]:

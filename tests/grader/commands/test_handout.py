@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 import yaml
 
 from grader.exercise import project_root
+from grader.suite.cases import visible_cases
 from grader.suite.load import load_suite
 from tests.support import SUITE_NAMES
 
@@ -35,6 +37,13 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
     shipped = {test["name"] for test in suite["tests"]}
     visible = {t.name for t in loaded.suite.tests if t.visibility == "visible"}
     assert shipped == visible
+    generated = handout / "fixtures" / exercise / "visible_cases.json"
+    if generated.exists():
+        cases = json.loads(generated.read_text())
+        assert set(cases) <= visible, "generated cases of a hidden test"
+        for test in loaded.suite.tests:
+            if test.name in cases:
+                assert cases[test.name] == visible_cases(loaded, test)
     for test in loaded.suite.tests:
         if test.visibility == "visible":
             continue
