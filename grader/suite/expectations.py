@@ -10,7 +10,7 @@ from typing import Any
 from grader.judge.transcripts import normalized_lines
 from grader.suite.cases import steps_of
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import TestSpec
+from grader.suite.schema import Step, TestSpec
 
 __all__ = ["MissingExpectation", "call_file", "fingerprint", "input_names", "load_call",
            "load_transcript", "recorded_fingerprint", "steps_of", "write"]
@@ -107,6 +107,48 @@ def _same_transcript(loaded: LoadedSuite, test: TestSpec, path: Path, new: bytes
         path.read_bytes().endswith(b"\n") == new.endswith(b"\n")
 
 
+def with_calls(steps: list[Step], outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each recorded outcome with the call (or read) and arguments of its step in front of it.
+
+    A step kept under a name leaves an outcome only when it failed (`let_failed`).
+
+    >>> with_calls([Step(call="b.Board", let="b"), Step(call="b.play", args=[4])], [{"value": 1}])
+    [{'call': 'b.play', 'args': [4], 'value': 1}]
+    """
+    annotated: list[dict[str, Any]] = []
+    pending = list(outcomes)
+    for step in steps:
+        if not step.compared and not (pending and pending[0].get("let_failed")):
+            continue
+        if not pending:
+            break
+        what = step.model_dump(include={"call", "get", "args", "kwargs"}, exclude_defaults=True)
+        annotated.append({**what, **dict(sorted(pending.pop(0).items()))})
+    if pending or len(annotated) != len(outcomes):
+        raise ValueError(f"{len(outcomes)} outcomes recorded for {len(steps)} steps "
+                         f"({len(annotated)} of them compared or failed)")
+    return annotated
+
+
+def _json_lines(meta: dict[str, Any]) -> str:
+    """`meta` as JSON with each recorded step on one line, so that `git diff` shows a step whole.
+
+    >>> print(_json_lines({"test": "t", "steps": [{"call": "f", "value": 1}]}), end="")
+    {
+     "test": "t",
+     "steps": [
+      {"call": "f", "value": 1}
+     ]
+    }
+    """
+    lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in meta.items()
+             if key != "steps"]
+    if "steps" in meta:
+        steps = ",\n".join(f"  {json.dumps(step)}" for step in meta["steps"])
+        lines.append(f' "steps": [\n{steps}\n ]' if steps else ' "steps": []')
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
     """Store what the reference did for `test`; returns the files written."""
     loaded.exercise.expected.mkdir(parents=True, exist_ok=True)
@@ -119,6 +161,6 @@ def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
             transcript.write_bytes(recorded["stdout"])
             written.append(transcript)
     else:
-        meta["steps"] = recorded
-    call_file(loaded, test).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+        meta["steps"] = with_calls(steps_of(test, loaded), recorded)
+    call_file(loaded, test).write_text(_json_lines(meta), encoding="utf-8")
     return written
