@@ -29,7 +29,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.exercise import reference_dir  # noqa: E402
 from grader.judge.grade import Grader, prepared_submission, select_tests  # noqa: E402
 from grader.run import runner  # noqa: E402
 from grader.run.cgroup import hierarchies  # noqa: E402
@@ -79,7 +78,7 @@ def load() -> str:
 def measure(label: str, names: list[str], runs: int, sandbox: str | None) -> None:
     loaded = load_suite("weighted")
     tests = select_tests(loaded, False, names)
-    with prepared_submission(loaded, reference_dir("weighted")) as (prepared, scratch), \
+    with prepared_submission(loaded, loaded.exercise.reference) as (prepared, scratch), \
             Grader(loaded, prepared, scratch, sandbox=sandbox) as grader:
         for test in tests:
             own, cpu, wall, shares, verdicts, samples = [], [], [], [], [], []
