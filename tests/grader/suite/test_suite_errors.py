@@ -114,3 +114,29 @@ def test_verify_catches_a_suite_naming_what_does_not_exist(
     assert main(["verify", "toy", "--sandbox", "process"]) == 4
     out = capsys.readouterr().out
     assert f"{project / 'fixtures' / 'toy' / 'suite.yaml'}: " in out and expected in out, out
+
+
+GENERATED = {
+    "steps-as-dicts": ("cases.py", "def steps():\n    return [{'call': 'toy.answer', 'args': [1]}]\n",
+                       "steps_from: cases:steps", "step 0 is dict; build steps as "
+                       "grader.suite.schema.Step(...)"),
+    "case-not-a-list": ("cases.py", "def cases():\n    return [1, 2]\n",
+                        "call: toy.answer\n    cases_from: cases:cases",
+                        "case 0 is int, not a list of arguments"),
+    "json-malformed": ("visible_cases.json", "{not json", "call: toy.answer\n    cases_from: "
+                       "visible_cases.json:a", "cannot read generated cases"),
+    "json-invalid-step": ("visible_cases.json", '{"a": [{"cal": "toy.answer"}]}',
+                          "steps_from: visible_cases.json:a", "step 0 is invalid"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GENERATED))
+def test_generated_cases_are_checked_as_they_are_made(project: Path, case: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    name, text, source, expected = GENERATED[case]
+    _toy_project(project, f"  - name: a\n    {source}\n")
+    (project / "fixtures/toy" / name).write_text(text)
+    assert main(["record", "toy"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{project / 'fixtures' / 'toy' / 'suite.yaml'}: test 'a': " in err, err
+    assert expected in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
