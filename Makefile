@@ -8,10 +8,18 @@ STAMP := $(VENV)/.installed
 
 # The grader's default sandbox is bubblewrap: install it when it is missing and we can (root with
 # apt-get); otherwise say so in one line and go on (the tests that need it are then skipped).
+# `grader verify` applies the known submissions (fixtures/NAME/mutants/) with GNU patch: likewise.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	@if ! command -v patch >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patch) >/dev/null 2>&1; \
+	  fi; \
+	  command -v patch >/dev/null 2>&1 || \
+	    echo "note: GNU patch could not be installed; grader verify cannot apply mutants"; \
+	fi
 	@if ! command -v bwrap >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" != 0 ]; then why="not root"; \
 	  elif ! command -v apt-get >/dev/null 2>&1; then why="no apt-get"; \
@@ -41,7 +49,7 @@ test: $(STAMP)
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$status
 
 verify: $(STAMP)
-	for suite in suites/*.yaml; do $(BIN)/grader verify $$suite || exit 1; done
+	for suite in fixtures/*/suite.yaml; do $(BIN)/grader verify $$suite || exit 1; done
 
 bench: $(STAMP)
 	for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -1,6 +1,5 @@
-"""Benchmark: CPU time and peak memory of every boardgame game, for the reference, the right
-submissions of fixtures/boardgame/right/ and each known-wrong submission of
-fixtures/boardgame/mutants/.
+"""Benchmark: CPU time and peak memory of every boardgame game, for the reference and every
+known submission of fixtures/boardgame/mutants/ (right ones under AC/, known-wrong ones).
 
     .venv/bin/python bench/boardgame_games.py [--cap SECONDS] [--only VARIANT ...]
 
@@ -8,7 +7,7 @@ Each game runs `play.py BOARD [--first computer]` in a fresh folder laid out as 
 out a submission (submitted files, then the given files over them), with the scripted moves on
 stdin. Prints, per game and variant, the child's CPU seconds (user + system), its peak resident
 memory and whether its output equals the reference's. Runs longer than --cap seconds are
-stopped and shown as ">cap". The time limits of suites/boardgame.yaml come from these figures.
+stopped and shown as ">cap". The time limits of fixtures/boardgame/suite.yaml come from these figures.
 """
 
 from __future__ import annotations
@@ -22,9 +21,15 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXERCISE = ROOT / "exercises" / "boardgame"
-REFERENCE = ROOT / "reference" / "boardgame"
-FIXTURES = ROOT / "fixtures" / "boardgame"
+sys.path.insert(0, str(ROOT))
+
+from grader.exercise import Exercise  # noqa: E402 - needs the root on sys.path first
+from grader.judge.mutants import Mutant, applied, mutants_of  # noqa: E402
+
+BOARDGAME = Exercise.named("boardgame", ROOT)
+EXERCISE = BOARDGAME.stubs
+REFERENCE = BOARDGAME.reference
+FIXTURES = BOARDGAME.fixtures
 GIVEN = ("symbols.py", "errors.py", "computer.py", "play.py", "probe.py")
 
 # (board file, first player, moves file): the games of the suite's transcript tests
@@ -44,24 +49,22 @@ GAMES = [
 ]
 
 
-def variants() -> dict[str, Path | None]:
-    """The reference (None) and every mutant folder, by name."""
-    found: dict[str, Path | None] = {"reference": None}
-    for folder in sorted((FIXTURES / "right").glob("*")):
-        found[f"right/{folder.name}"] = folder
-    for folder in sorted((FIXTURES / "mutants").glob("*/*")):
-        if folder.is_dir():
-            found[f"{folder.parent.name}/{folder.name}"] = folder
+def variants() -> dict[str, Mutant | None]:
+    """The reference (None) and every mutant, by VERDICT/NAME."""
+    found: dict[str, Mutant | None] = {"reference": None}
+    for mutant in mutants_of(BOARDGAME):
+        found[mutant.name] = mutant
     return found
 
 
-def lay_out(target: Path, mutant: Path | None) -> None:
-    """Reference files, the mutant's files over them, then the given files over everything."""
+def lay_out(target: Path, mutant: Mutant | None) -> None:
+    """Reference files, the mutant's patched files over them, then the given files over everything."""
     for source in REFERENCE.glob("*.py"):
         shutil.copy(source, target)
     if mutant is not None:
-        for source in mutant.glob("*.py"):
-            shutil.copy(source, target)
+        with applied(mutant, REFERENCE) as patched:
+            for source in patched.glob("*.py"):
+                shutil.copy(source, target)
     for name in GIVEN:
         shutil.copy(EXERCISE / name, target)
 

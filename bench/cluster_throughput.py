@@ -23,8 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.commands.batch import collect, grade_batch  # noqa: E402
-from grader.commands.verify import mutants_of  # noqa: E402
-from grader.exercise import reference_dir  # noqa: E402
+from grader.judge.mutants import applied, mutants_of  # noqa: E402
 from grader.judge.verdicts import Verdict  # noqa: E402
 from grader.suite.load import LoadedSuite, load_suite  # noqa: E402
 
@@ -34,14 +33,15 @@ CLUSTER_WORKERS = 10 * 16
 
 def make_class(loaded: LoadedSuite, folder: Path, copies: int) -> int:
     """The reference `copies` times and each WA mutant over the reference; how many in all."""
-    reference = reference_dir(loaded.name)
+    reference = loaded.exercise.reference
     for index in range(copies):
         shutil.copytree(reference, folder / f"reference{index}")
-    wrong = [m for m in mutants_of(loaded) if m.verdict is Verdict.WA]
+    wrong = [m for m in mutants_of(loaded.exercise) if m.verdict is Verdict.WA]
     for mutant in wrong:
-        target = folder / f"wa-{mutant.path.name}"
+        target = folder / f"wa-{mutant.path.stem}"
         shutil.copytree(reference, target)
-        shutil.copytree(mutant.path, target, dirs_exist_ok=True)
+        with applied(mutant, reference) as patched:
+            shutil.copytree(patched, target, dirs_exist_ok=True)
     return copies + len(wrong)
 
 

@@ -81,9 +81,9 @@ print(work(int(sys.stdin.readline())))
 
 
 def setup(root: Path, rounds: int) -> None:
-    for folder in ("exercises/toy", "reference/toy", "suites", "fixtures/toy"):
+    for folder in ("exercises/toy", "reference/toy", "fixtures/toy"):
         (root / folder).mkdir(parents=True, exist_ok=True)
-    (root / "suites/toy.yaml").write_text(SUITE)
+    (root / "fixtures/toy/suite.yaml").write_text(SUITE)
     (root / "reference/toy/toy.py").write_text(textwrap.dedent(TOY))
     (root / "exercises/toy/toy.py").write_text("")
     (root / "exercises/toy/drive.py").write_text(textwrap.dedent(DRIVER))

@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "suites"))
+sys.path.insert(0, str(ROOT))
 
-import ultimate_cases as cases  # noqa: E402
+from tests.support import cases_module  # noqa: E402 - needs the root on sys.path first
+
+cases = cases_module("ultimate")
 
 INF = 1_000_000
 

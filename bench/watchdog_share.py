@@ -29,7 +29,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.exercise import reference_dir  # noqa: E402
 from grader.judge.calibration import resolve_limits  # noqa: E402
 from grader.judge.grade import select_tests  # noqa: E402
 from grader.judge.testrun import Grader, prepared_submission  # noqa: E402
@@ -84,7 +83,7 @@ def measure(label: str, names: list[str], runs: int, sandbox: str | None) -> Non
     tests = select_tests(loaded, False, names)
     confinement = choose(sandbox, loaded.suite.sandbox, "bwrap")
     limits = resolve_limits(loaded, tests, confinement)
-    with prepared_submission(loaded, reference_dir("weighted")) as (prepared, scratch), \
+    with prepared_submission(loaded, loaded.exercise.reference) as (prepared, scratch), \
             Grader(loaded, prepared, scratch, limits, confinement) as grader:
         for test in tests:
             own, cpu, wall, shares, verdicts, samples = [], [], [], [], [], []

@@ -1,4 +1,4 @@
-"""pytest plugin: `pytest exercises/NAME` runs the visible tests of suites/NAME.yaml.
+"""pytest plugin: `pytest exercises/NAME` runs the visible tests of fixtures/NAME/suite.yaml.
 
 Each visible test of the suite becomes one pytest item; it is graded exactly as `grader check`
 grades it (in a child process under the suite's limits) and fails with the grader's verdict,
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from grader.exercise import project_root, suite_path
+from grader.exercise import Exercise, project_root
 from grader.judge.grade import GradeReport, grade
 from grader.report.reports import failure_text
 from grader.suite.load import LoadedSuite, load_suite
@@ -26,7 +26,7 @@ class SuiteFailure(Exception):
 
 def _exercise_of(path: Path) -> str | None:
     exercises = project_root() / "exercises"
-    if path.parent.resolve() == exercises.resolve() and suite_path(path.name).is_file():
+    if path.parent.resolve() == exercises.resolve() and Exercise.named(path.name).suite.is_file():
         return path.name
     return None
 

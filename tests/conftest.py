@@ -31,7 +31,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """An empty project root (GRADER_ROOT) with the usual folders."""
-    for folder in ("exercises", "reference", "suites", "fixtures"):
+    for folder in ("exercises", "reference", "fixtures"):
         (tmp_path / folder).mkdir()
     monkeypatch.setenv("GRADER_ROOT", str(tmp_path))
     yield tmp_path
@@ -55,7 +55,7 @@ def grade_toy(project: Path) -> Build:
         for name, text in (inputs or {}).items():
             (project / "fixtures" / "toy" / name).write_text(text)
         (project / "reference" / "toy" / "toy.py").write_text(textwrap.dedent(reference))
-        (project / "suites" / "toy.yaml").write_text(textwrap.dedent(suite))
+        (project / "fixtures" / "toy" / "suite.yaml").write_text(textwrap.dedent(suite))
         loaded = load_suite("toy")
         recording = record(loaded)
         assert not recording.failures, recording.failures

@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
-SUITE_NAMES = sorted(path.stem for path in (ROOT / "suites").glob("*.yaml"))
+SUITE_NAMES = sorted(path.parent.name for path in (ROOT / "fixtures").glob("*/suite.yaml"))
+
+
+def cases_module(exercise: str) -> ModuleType:
+    """fixtures/EXERCISE/cases.py, the suite's case generators, as a module (`EXERCISE_cases`)."""
+    name = f"{exercise}_cases"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "fixtures" / exercise / "cases.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 @contextlib.contextmanager

@@ -44,7 +44,8 @@ def make_toy(project: Path) -> None:
     (project / "exercises" / "toy" / "toy.py").write_text(STUB)
     (project / "exercises" / "toy" / "helper.py").write_text("HELP = 1\n")
     (project / "reference" / "toy" / "toy.py").write_text(REFERENCE)
-    (project / "suites" / "toy.yaml").write_text(SUITE)
+    (project / "fixtures" / "toy").mkdir(parents=True, exist_ok=True)
+    (project / "fixtures" / "toy" / "suite.yaml").write_text(SUITE)
     assert main(["record", "toy"]) == 0
 
 

@@ -1,7 +1,7 @@
 """Game trees whose children are computed on demand, shared by the alphabeta and gametree exercises.
 
-This file is given: do not edit it. It is identical in exercises/alphabeta/ and
-exercises/gametree/ (the second copy is generated from the first; a test checks that they agree).
+This file is given: do not edit it. Both exercises hand out the same file (in the course's
+sources, exercises/alphabeta/lazytree.py is a link to exercises/gametree/lazytree.py).
 
 A game tree is either a `Leaf`, a finished game whose `value` is seen by the player who is up
 (+1 won, 0 drawn, -1 lost, or any integer from BOTTOM to TOP), or a `NonLeaf`, a game that goes

@@ -13,7 +13,6 @@ from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 
-from grader.exercise import exercise_dir
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite
 
@@ -48,7 +47,7 @@ def suite_fingerprint(loaded: LoadedSuite) -> str:
     suite = loaded.suite
     parts = [suite.model_dump_json().encode()]
     for name in suite.given:
-        path = exercise_dir(suite.exercise) / name
+        path = loaded.exercise.given_file(name)
         parts += [name.encode(), path.read_bytes() if path.is_file() else b"<missing>"]
     return _digest(parts)
 

@@ -7,7 +7,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from grader.exercise import exercise_dir, reference_dir
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import SuiteError, TestSpec
@@ -35,10 +34,10 @@ def _fixture_args(value: Any) -> list[str]:
 def suite_problems(loaded: LoadedSuite, tests: list[TestSpec]) -> list[str]:
     """Given files, input fixtures and recorded expectations (present and fresh) of `tests`."""
     suite = loaded.suite
-    problems = [f"{exercise_dir(suite.exercise) / name}: the given file named in the suite does "
+    problems = [f"{loaded.exercise.given_file(name)}: the given file named in the suite does "
                 f"not exist" for name in suite.given
-                if not (exercise_dir(suite.exercise) / name).is_file()]
-    fresh_check = reference_dir(suite.exercise).is_dir()
+                if not (loaded.exercise.given_file(name)).is_file()]
+    fresh_check = loaded.exercise.reference.is_dir()
     for test in tests:
         try:
             names = fixture_names(loaded, test)

@@ -17,7 +17,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from grader.exercise import exercise_dir, project_root, reference_dir, suites_dir
+from grader.exercise import project_root
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import SuiteError
 
@@ -70,13 +70,6 @@ def _tree(folder: Path, root: Path, fallback: str) -> dict[str, bytes]:
     return files
 
 
-def _generators(loaded: LoadedSuite) -> list[str]:
-    """The modules named by `cases_from`/`steps_from` (MODULE:FUNCTION)."""
-    names = {(test.cases_from or test.steps_from or "").partition(":")[0]
-             for test in loaded.suite.tests}
-    return sorted(name for name in names if name)
-
-
 def _needs_reference(loaded: LoadedSuite) -> bool:
     return any(loaded.suite.limits.merged(test.limits).relative for test in loaded.suite.tests)
 
@@ -86,13 +79,12 @@ def bundle_files(loaded: LoadedSuite) -> tuple[str, dict[str, bytes]]:
     root = project_root()
     suite = loaded.suite
     name = suite.exercise
-    suite_name = _relative(loaded.path, root, f"suites/{loaded.path.name}")
+    exercise = loaded.exercise
+    suite_name = _relative(loaded.path, root, f"fixtures/{name}/{loaded.path.name}")
     files = {suite_name: loaded.path.read_bytes()}
-    wanted = [(exercise_dir(name) / given, f"exercises/{name}/{given}") for given in suite.given]
-    wanted += [(suites_dir() / f"{module}.py", f"suites/{module}.py")
-               for module in _generators(loaded)]
+    wanted = [(exercise.given_file(given), f"exercises/{name}/{given}") for given in suite.given]
     if _needs_reference(loaded):
-        wanted += [(reference_dir(name) / submitted, f"reference/{name}/{submitted}")
+        wanted += [(exercise.reference / submitted, f"reference/{name}/{submitted}")
                    for submitted in suite.submit]
     for path, fallback in wanted:
         if not path.is_file():

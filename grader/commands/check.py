@@ -7,7 +7,6 @@ import argparse
 from rich.console import Console
 
 from grader.commands import EXIT_OK
-from grader.exercise import exercise_dir
 from grader.judge.grade import grade
 from grader.report.reports import print_report
 from grader.suite.load import load_suite
@@ -15,7 +14,7 @@ from grader.suite.load import load_suite
 
 def run(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
-    report = grade(loaded, exercise_dir(loaded.name), public_only=True, sandbox=args.sandbox,
+    report = grade(loaded, loaded.exercise.stubs, public_only=True, sandbox=args.sandbox,
                    default_sandbox="process")
     print_report(report, console)
     return EXIT_OK

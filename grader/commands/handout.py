@@ -12,10 +12,11 @@ import yaml
 from rich.console import Console
 
 from grader.commands import EXIT_OK
-from grader.exercise import exercise_dir, project_root
+from grader.exercise import Exercise, project_root
 from grader.judge import calibration
 from grader.run.sandbox import for_reference
 from grader.suite import expectations
+from grader.suite.cases import visible_cases
 from grader.suite.load import LoadedSuite, load_suite
 from grader.suite.schema import LimitSpec, TestSpec
 
@@ -43,21 +44,20 @@ The final grading also runs hidden tests, under the same limits.
 REQUIREMENTS = "psutil>=5.9\npyyaml>=6.0\npydantic>=2.5\nrich>=13.0\npytest>=8.0\n"
 
 
-def _inlined(test: TestSpec, loaded: LoadedSuite) -> dict[str, Any]:
-    """A visible test written out with its generated cases, so no generator ships."""
+CASES_FILE = "visible_cases.json"
+
+
+def _visible_test(test: TestSpec) -> dict[str, Any]:
+    """A visible test as the handout's suite writes it: generated cases come from CASES_FILE."""
     data = test.model_dump(exclude_defaults=True, exclude_none=True)
-    if test.transcript is None and test.steps is None:
-        data.pop("cases_from", None)
-        data.pop("steps_from", None)
-        data.pop("call", None)
-        data["steps"] = [step.model_dump(exclude_defaults=True, exclude_none=True)
-                         for step in expectations.steps_of(test, loaded)]
-        for key in ("compare", "tolerance", "show", "attrs"):
-            data.pop(key, None)
+    for key in ("cases_from", "steps_from"):
+        if key in data:
+            data[key] = f"{CASES_FILE}:{test.name}"
     return data
 
 
-def visible_suite(loaded: LoadedSuite) -> dict[str, Any]:
+def visible_suite(loaded: LoadedSuite, generated: dict[str, list[Any]]) -> dict[str, Any]:
+    """The suite students get: visible tests only; their generated cases go into `generated`."""
     suite = loaded.suite
     data = suite.model_dump(exclude_defaults=True, exclude_none=True, exclude={"tests"})
     data["limits"] = suite.limits.model_dump()
@@ -65,7 +65,9 @@ def visible_suite(loaded: LoadedSuite) -> dict[str, Any]:
     for test in suite.tests:
         if test.visibility != "visible":
             continue
-        entry = _inlined(test, loaded)
+        if test.cases_from is not None or test.steps_from is not None:
+            generated[test.name] = visible_cases(loaded, test)
+        entry = _visible_test(test)
         if suite.limits.merged(test.limits).relative:
             resolved = calibration.resolve_limits(loaded, [test], for_reference())[test.name]
             if resolved.problem is not None:
@@ -90,14 +92,18 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
         raise FileExistsError(f"{destination}: the handout folder exists and is not empty")
     name = loaded.name
     suite = loaded.suite
-    _copy_tree(exercise_dir(name), destination / "exercises" / name)
+    handout = Exercise.named(name, destination)
+    _copy_tree(loaded.exercise.stubs, handout.stubs)
     _copy_tree(project_root() / "grader", destination / "grader")
-    (destination / "suites").mkdir(parents=True)
-    handout_suite = destination / "suites" / f"{name}.yaml"
-    handout_suite.write_text(f"# The visible tests of {name}; the final grading adds hidden ones.\n"
-                             + yaml.safe_dump(visible_suite(loaded), sort_keys=False))
-    fixtures = destination / "fixtures" / name
-    (fixtures / "expected").mkdir(parents=True)
+    fixtures = handout.fixtures
+    handout.expected.mkdir(parents=True)
+    generated: dict[str, list[Any]] = {}
+    handout.suite.write_text(f"# The visible tests of {name}; the final grading adds hidden ones.\n"
+                             + yaml.safe_dump(visible_suite(loaded, generated), sort_keys=False))
+    if generated:
+        handout.input_file(CASES_FILE).write_text(
+            "{\n" + ",\n".join(f"{json.dumps(test)}: {json.dumps(cases, separators=(',', ':'))}"
+                                for test, cases in generated.items()) + "\n}\n")
     for test in suite.tests:
         if test.visibility != "visible":
             continue
@@ -109,7 +115,7 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
         if not recorded.is_file():
             raise expectations.MissingExpectation(
                 f"{recorded}: not recorded; run `grader record {name}` first")
-        shutil.copyfile(recorded, fixtures / "expected" / f"{test.name}.json")
+        shutil.copyfile(recorded, handout.expected_file(test.name))
         if test.transcript is not None:
             shutil.copyfile(loaded.fixtures / test.transcript.expected,
                             fixtures / test.transcript.expected)

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from grader.commands import EXIT_OK
-from grader.exercise import suites_dir
+from grader.exercise import Exercise
 from grader.suite.load import load_suite
 from grader.suite.schema import SuiteError
 
@@ -17,9 +17,9 @@ COLUMNS = ("exercise", "title", "tests", "points", "drivers")
 
 def run(args: argparse.Namespace, console: Console) -> int:
     rows: list[tuple[str, ...]] = []
-    for path in sorted(suites_dir().glob("*.yaml")):
+    for exercise in Exercise.all():
         try:
-            loaded = load_suite(str(path))
+            loaded = load_suite(str(exercise.suite))
         except SuiteError as error:
             console.print(f"[red]error:[/] {error}")
             continue

@@ -11,7 +11,6 @@ from rich.console import Console
 
 from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
 from grader.errors import UserError
-from grader.exercise import reference_dir
 from grader.judge.calibration import uncalibrated
 from grader.judge.grade import select_tests
 from grader.judge.testrun import Grader, TestRun, prepared_submission
@@ -35,7 +34,7 @@ def record(loaded: LoadedSuite, names: list[str] | None = None,
            progress: Callable[[str], None] | None = None) -> Recording:
     recording = Recording()
     tests = select_tests(loaded, public_only=False, names=names)
-    with prepared_submission(loaded, reference_dir(loaded.name)) as (prepared, scratch):
+    with prepared_submission(loaded, loaded.exercise.reference) as (prepared, scratch):
         if prepared.missing:
             raise RecordError(f"reference/{loaded.name} lacks {', '.join(prepared.missing)}")
         # The reference runs under the suite's limits, relative ones uncalibrated: it is what they

@@ -13,15 +13,14 @@ from pathlib import Path
 from rich.console import Console
 
 from grader.commands import EXIT_BAD_INPUT, EXIT_USAGE
-from grader.exercise import exercise_dir, reference_dir
+from grader.exercise import Exercise
 from grader.run.submission import prepare
 from grader.suite.load import load_suite
 
 
-def default_source(exercise: str) -> Path:
+def default_source(exercise: Exercise) -> Path:
     """The reference where there is one; in a handout (no reference), the student's working copy."""
-    reference = reference_dir(exercise)
-    return reference if reference.is_dir() else exercise_dir(exercise)
+    return exercise.reference if exercise.reference.is_dir() else exercise.stubs
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
@@ -43,7 +42,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
             console.print("[red]error:[/] --submission needs a folder")
             return EXIT_USAGE
     args.args = rest
-    source = args.submission or default_source(suite.exercise)
+    source = args.submission or default_source(loaded.exercise)
     with tempfile.TemporaryDirectory(prefix="grader-run-") as scratch:
         code = Path(scratch) / "code"
         prepared = prepare(source, suite.exercise, suite.submit, suite.given, code,

@@ -7,27 +7,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 from rich.console import Console
 
 from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
-from grader.exercise import exercise_dir, reference_dir
 from grader.judge.grade import GradeReport, grade
+from grader.judge.mutants import Mutant, applied, mutants_of
 from grader.judge.verdicts import Verdict
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite
 from grader.suite.schema import SuiteError
-
-
-@dataclass
-class Mutant:
-    path: Path
-    verdict: Verdict
-    failing_tests: list[str] | None
-
-    @property
-    def name(self) -> str:
-        return f"{self.verdict.value}/{self.path.name}"
 
 
 @dataclass
@@ -40,35 +28,8 @@ class Verification:
         return not self.problems
 
 
-def mutants_of(loaded: LoadedSuite) -> list[Mutant]:
-    """Every known-wrong submission in fixtures/NAME/mutants/VERDICT/MUTANT/."""
-    root = loaded.fixtures / "mutants"
-    found: list[Mutant] = []
-    if not root.is_dir():
-        return found
-    for verdict_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-        try:
-            verdict = Verdict(verdict_dir.name)
-        except ValueError as error:
-            raise SuiteError(f"{verdict_dir}: '{verdict_dir.name}' is not a verdict "
-                             f"({', '.join(v.value for v in Verdict)})") from error
-        for mutant_dir in sorted(p for p in verdict_dir.iterdir() if p.is_dir()):
-            failing = None
-            expect = mutant_dir / "expect.yaml"
-            if expect.is_file():
-                data = yaml.safe_load(expect.read_text()) or {}
-                if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
-                    raise SuiteError(f"{expect}: expected a mapping with 'tests: [names]'")
-                failing = [str(name) for name in data["tests"]]
-                unknown = set(failing) - {t.name for t in loaded.suite.tests}
-                if unknown:
-                    raise SuiteError(f"{expect}: no test named {', '.join(sorted(unknown))}")
-            found.append(Mutant(mutant_dir, verdict, failing))
-    return found
-
-
 def check_mutant(mutant: Mutant, report: GradeReport, reference_passes: set[str]) -> list[str]:
-    """A wrong submission must get its verdict (where expect.yaml says); an AC one, full marks."""
+    """A wrong submission must get its verdict (on its `tests:` if listed); an AC one, full marks."""
     verdicts = {r.name: r.verdict for r in report.results}
     problems = []
     if mutant.verdict is Verdict.AC:
@@ -111,8 +72,8 @@ def suite_problems(loaded: LoadedSuite) -> list[str]:
     problems = []
     modules = {Path(name).stem for name in [*suite.submit, *suite.given]}
     for name in suite.given:
-        if not (exercise_dir(suite.exercise) / name).is_file():
-            problems.append(f"{where}: given: {exercise_dir(suite.exercise) / name} does not exist")
+        if not loaded.exercise.given_file(name).is_file():
+            problems.append(f"{where}: given: {loaded.exercise.given_file(name)} does not exist")
     for test in suite.tests:
         key = f"{where}: tests.{test.name}"
         for name in expectations.input_names(test):
@@ -143,6 +104,10 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
            sandbox: str | None = None) -> Verification:
     say = progress or (lambda _line: None)
     outcome = Verification(problems=suite_problems(loaded))
+    try:
+        mutants = mutants_of(loaded.exercise, {test.name for test in loaded.suite.tests})
+    except SuiteError as error:
+        outcome.problems.append(str(error))
     if outcome.problems:
         return outcome
     for test in loaded.suite.tests:
@@ -157,7 +122,7 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
         return outcome
     reference_runs = []
     for attempt in range(repeats):
-        report = grade(loaded, reference_dir(loaded.name), sandbox=sandbox)
+        report = grade(loaded, loaded.exercise.reference, sandbox=sandbox)
         reference_runs.append(report)
         say(f"reference run {attempt + 1}: {report.score:g}/{report.max_score:g}")
     first = reference_runs[0]
@@ -171,19 +136,24 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
                 outcome.problems.append(f"test {a.name} is flaky on the reference: "
                                         f"{a.verdict.value} then {b.verdict.value}")
     reference_passes = {r.name for r in first.results if r.passed}
-    stubs = grade(loaded, exercise_dir(loaded.name), sandbox=sandbox)
+    stubs = grade(loaded, loaded.exercise.stubs, sandbox=sandbox)
     say(f"stubs: {_summary({r.name: r.verdict for r in stubs.results})}")
     for result in stubs.results:
         if result.verdict is not Verdict.NI:
             outcome.problems.append(f"the untouched stubs get {result.verdict.value} on "
                                     f"{result.name} (expected NI): {result.message}")
-    for mutant in mutants_of(loaded):
-        report = grade(loaded, mutant.path, overlay=reference_dir(loaded.name), sandbox=sandbox)
+    for mutant in mutants:
+        try:
+            with applied(mutant, loaded.exercise.reference) as patched:
+                report = grade(loaded, patched, overlay=loaded.exercise.reference, sandbox=sandbox)
+        except SuiteError as error:
+            outcome.problems.append(str(error))
+            continue
         problems = check_mutant(mutant, report, reference_passes)
         say(f"mutant {mutant.name}: {'ok' if not problems else 'WRONG'} "
             f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
         outcome.problems += problems
-    outcome.checks.append(f"{len(loaded.suite.tests)} tests, {len(mutants_of(loaded))} mutants")
+    outcome.checks.append(f"{len(loaded.suite.tests)} tests, {len(mutants)} mutants")
     return outcome
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from grader.atomic import write_atomically
 from grader.errors import UserError
-from grader.exercise import reference_dir
 from grader.judge.judgement import Judgement
 from grader.judge.testrun import Grader, TestLimits, prepared_submission
 from grader.judge.verdicts import Verdict
@@ -83,7 +82,7 @@ def reference_timing(loaded: LoadedSuite, test: TestSpec, sandbox: Confinement) 
     cached = _load_cache().get(key)
     if cached is not None:
         return Calibration(cpu_s=cached["cpu_s"], wall_s=cached["wall_s"])
-    reference = reference_dir(loaded.name)
+    reference = loaded.exercise.reference
     if not reference.is_dir():
         raise CalibrationError(f"{loaded.path}: test '{test.name}' has a time limit relative to "
                                 f"the reference, and {reference} is not here to time")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from grader.errors import UserError
-from grader.exercise import exercise_dir
+from grader.exercise import Exercise
 
 MAX_ARCHIVE_MEMBERS = 1000
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -117,7 +117,7 @@ def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
     prepared.ignored = sorted(n for n in files if PurePosixPath(n).name not in wanted
                               and PurePosixPath(n).name not in given)
     for name in given:
-        origin = exercise_dir(exercise) / name
+        origin = Exercise.named(exercise).given_file(name)
         if not origin.exists():
             raise SubmissionError(f"{origin}: the given file named in the suite does not exist")
         shutil.copyfile(origin, destination / name)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         StepsResult,
     )
 else:  # siblings: this runs in the fork server, a script (see worker.py)
+    sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
     from protocol import MINIMAL_ENV
 

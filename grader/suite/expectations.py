@@ -3,72 +3,25 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from grader.exercise import exercise_dir, reference_dir, suites_dir
+from grader.suite.cases import steps_of
 from grader.suite.load import LoadedSuite
 from grader.suite.normalize import normalized_lines
-from grader.suite.schema import Step, SuiteError, TestSpec
+from grader.suite.schema import Step, TestSpec
+
+__all__ = ["MissingExpectation", "call_file", "fingerprint", "input_names", "load_call",
+           "load_transcript", "recorded_fingerprint", "steps_of", "write"]
 
 
 class MissingExpectation(FileNotFoundError):
     """A test whose expected values were never recorded."""
 
 
-def expected_dir(loaded: LoadedSuite) -> Path:
-    return loaded.fixtures / "expected"
-
-
 def call_file(loaded: LoadedSuite, test: TestSpec) -> Path:
-    return expected_dir(loaded) / f"{test.name}.json"
-
-
-def _generator(loaded: LoadedSuite, reference: str) -> Any:
-    module_name, _, function_name = reference.partition(":")
-    path = suites_dir() / f"{module_name}.py"
-    if not path.is_file() or not function_name:
-        raise SuiteError(f"{loaded.path}: generator '{reference}' should be MODULE:FUNCTION "
-                         f"with suites/{module_name}.py defining {function_name or 'it'}")
-    spec = importlib.util.spec_from_file_location(f"suite_cases_{module_name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    function = getattr(module, function_name, None)
-    if function is None:
-        raise SuiteError(f"{loaded.path}: {path} has no function '{function_name}'")
-    return function()
-
-
-_steps_cache: dict[tuple[str, str], list[Step]] = {}
-
-
-def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
-    """The steps a call test runs, with `cases`/`cases_from`/`steps_from` expanded."""
-    key = (str(loaded.path), test.name)
-    if key in _steps_cache:
-        return _steps_cache[key]
-    if test.steps is not None:
-        steps = list(test.steps)
-    else:
-        try:
-            if test.steps_from is not None:
-                steps = [Step.model_validate(raw) for raw in _generator(loaded, test.steps_from)]
-            else:
-                cases = test.cases if test.cases is not None else _generator(loaded,
-                                                                             test.cases_from or "")
-                steps = [Step(call=test.call, args=list(case), compare=test.compare,
-                              tolerance=test.tolerance, show=test.show, attrs=test.attrs)
-                         for case in cases]
-        except ValidationError as error:
-            raise SuiteError(f"{loaded.path}: test '{test.name}': a generated step is invalid: "
-                             f"{error.errors()[0]['msg']}") from error
-    _steps_cache[key] = steps
-    return steps
+    return loaded.exercise.expected_file(test.name)
 
 
 def load_call(loaded: LoadedSuite, test: TestSpec) -> list[dict[str, Any]]:
@@ -94,8 +47,8 @@ def fingerprint(loaded: LoadedSuite, test: TestSpec) -> str:
     """A hash of what a recorded expectation depends on: reference, given files, test, inputs."""
     digest = hashlib.sha256()
     suite = loaded.suite
-    for folder, names in ((reference_dir(suite.exercise), suite.submit),
-                          (exercise_dir(suite.exercise), suite.given)):
+    for folder, names in ((loaded.exercise.reference, suite.submit),
+                          (loaded.exercise.stubs, suite.given)):
         for name in names:
             digest.update(name.encode())
             path = folder / name
@@ -164,9 +117,51 @@ def without_traceback(step: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in step.items() if key != "traceback"}
 
 
+def with_calls(steps: list[Step], outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each recorded outcome with the call (or read) and arguments of its step in front of it.
+
+    A step kept under a name leaves an outcome only when it failed (`let_failed`).
+
+    >>> with_calls([Step(call="b.Board", let="b"), Step(call="b.play", args=[4])], [{"value": 1}])
+    [{'call': 'b.play', 'args': [4], 'value': 1}]
+    """
+    annotated: list[dict[str, Any]] = []
+    pending = list(outcomes)
+    for step in steps:
+        if not step.compared and not (pending and pending[0].get("let_failed")):
+            continue
+        if not pending:
+            break
+        what = step.model_dump(include={"call", "get", "args", "kwargs"}, exclude_defaults=True)
+        annotated.append({**what, **dict(sorted(pending.pop(0).items()))})
+    if pending or len(annotated) != len(outcomes):
+        raise ValueError(f"{len(outcomes)} outcomes recorded for {len(steps)} steps "
+                         f"({len(annotated)} of them compared or failed)")
+    return annotated
+
+
+def _json_lines(meta: dict[str, Any]) -> str:
+    """`meta` as JSON with each recorded step on one line, so that `git diff` shows a step whole.
+
+    >>> print(_json_lines({"test": "t", "steps": [{"call": "f", "value": 1}]}), end="")
+    {
+     "test": "t",
+     "steps": [
+      {"call": "f", "value": 1}
+     ]
+    }
+    """
+    lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in meta.items()
+             if key != "steps"]
+    if "steps" in meta:
+        steps = ",\n".join(f"  {json.dumps(step)}" for step in meta["steps"])
+        lines.append(f' "steps": [\n{steps}\n ]' if steps else ' "steps": []')
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
     """Store what the reference did for `test`; returns the files written."""
-    expected_dir(loaded).mkdir(parents=True, exist_ok=True)
+    loaded.exercise.expected.mkdir(parents=True, exist_ok=True)
     meta: dict[str, Any] = {"test": test.name, "fingerprint": fingerprint(loaded, test)}
     written = [call_file(loaded, test)]
     if test.transcript is not None:
@@ -176,6 +171,7 @@ def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
             transcript.write_bytes(recorded["stdout"])
             written.append(transcript)
     else:
-        meta["steps"] = [without_traceback(step) for step in recorded]
-    call_file(loaded, test).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+        meta["steps"] = with_calls(steps_of(test, loaded),
+                                   [without_traceback(step) for step in recorded])
+    call_file(loaded, test).write_text(_json_lines(meta), encoding="utf-8")
     return written

@@ -8,8 +8,12 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from grader.exercise import exercise_dir, fixtures_dir, suite_path
+from grader.exercise import Exercise, project_root
 from grader.suite.schema import LocatedError, Suite, SuiteError
+
+# libyaml's loader when PyYAML was built with it: the same documents, many times faster.
+YamlLoader: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = getattr(yaml, "CSafeLoader",
+                                                                   yaml.SafeLoader)
 
 
 class LoadedSuite:
@@ -18,6 +22,7 @@ class LoadedSuite:
     def __init__(self, suite: Suite, path: Path) -> None:
         self.suite = suite
         self.path = path
+        self.exercise = Exercise(suite.exercise, project_root(), path)
 
     @property
     def name(self) -> str:
@@ -25,14 +30,14 @@ class LoadedSuite:
 
     @property
     def fixtures(self) -> Path:
-        return fixtures_dir(self.name)
+        return self.exercise.fixtures
 
     @property
     def runnable_drivers(self) -> list[str]:
         """The given modules that run as programs (`grader run EXERCISE DRIVER`)."""
         names = []
         for name in self.suite.given:
-            path = exercise_dir(self.name) / name
+            path = self.exercise.given_file(name)
             if path.suffix == ".py" and path.is_file() and "__main__" in path.read_text():
                 names.append(path.stem)
         return names
@@ -65,6 +70,22 @@ def _describe(error: dict[str, Any]) -> str:
     return f"{loc}: {message}" if loc else message
 
 
+def parse_yaml(text: str) -> tuple[yaml.Node | None, Any]:
+    """The document's node tree (for line numbers) and its data, from one parse.
+
+    >>> node, data = parse_yaml("exercise: toy\\ntests: [1]\\n")
+    >>> data, node.value[1][0].start_mark.line + 1
+    ({'exercise': 'toy', 'tests': [1]}, 2)
+    """
+    loader = YamlLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    return node, data
+
+
 def parse_suite(path: Path) -> LoadedSuite:
     """Read and validate a suite file; every problem becomes one SuiteError line."""
     try:
@@ -74,8 +95,7 @@ def parse_suite(path: Path) -> LoadedSuite:
     except (OSError, UnicodeDecodeError) as error:
         raise SuiteError(f"{path}: cannot read: {error}") from error
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        node, data = parse_yaml(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -98,11 +118,11 @@ def parse_suite(path: Path) -> LoadedSuite:
 
 
 def load_suite(exercise_or_path: str) -> LoadedSuite:
-    """Load by exercise name (suites/NAME.yaml) or by a path to a suite file."""
+    """Load by exercise name (fixtures/NAME/suite.yaml) or by a path to a suite file."""
     candidate = Path(exercise_or_path)
     if candidate.suffix in {".yaml", ".yml"} or candidate.is_file():
         return parse_suite(candidate)
-    path = suite_path(exercise_or_path)
+    path = Exercise.named(exercise_or_path).suite
     if not path.exists():
         raise SuiteError(f"{path}: no suite for exercise '{exercise_or_path}'")
     return parse_suite(path)

@@ -214,6 +214,14 @@ class Step(Strict):
     def target(self) -> str:
         return self.call or self.get or ""
 
+    def but(self, **changes: Any) -> Step:
+        """This step with `changes`, validated again.
+
+        >>> Step(call="b.play", args=[1]).but(let="played").let
+        'played'
+        """
+        return Step.model_validate({**self.model_dump(exclude_defaults=True), **changes})
+
     @property
     def compared(self) -> bool:
         return self.let is None or self.check

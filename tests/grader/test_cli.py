@@ -34,8 +34,8 @@ def test_run_unknown_driver_is_a_usage_error() -> None:
 def test_list_shows_every_exercise() -> None:
     listing = _grader("list")
     assert listing.returncode == 0
-    for suite in (project_root() / "suites").glob("*.yaml"):
-        assert suite.stem in listing.stdout
+    for suite in (project_root() / "fixtures").glob("*/suite.yaml"):
+        assert suite.parent.name in listing.stdout
 
 
 def test_check_grades_the_working_copy_with_visible_tests() -> None:

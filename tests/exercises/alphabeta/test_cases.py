@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 
-from suites import alphabeta_cases as cases
+from tests.support import cases_module
+
+cases = cases_module("alphabeta")
 
 
 def all_trees(edges: int) -> list[object]:

@@ -7,8 +7,9 @@ from types import ModuleType
 
 import pytest
 
-from suites import alphabeta_cases
-from tests.support import exercise_modules
+from tests.support import cases_module, exercise_modules
+
+alphabeta_cases = cases_module("alphabeta")
 
 TREES = alphabeta_cases.sample_trees() + alphabeta_cases.wide_trees()
 

@@ -8,8 +8,9 @@ from types import ModuleType
 
 import pytest
 
-from suites import gametree_cases
-from tests.support import exercise_modules
+from tests.support import cases_module, exercise_modules
+
+gametree_cases = cases_module("gametree")
 
 FITTING_SIZES = [(w, h) for w in range(1, 8) for h in range(1, 8) if (w + 1) * (h + 1) <= 63]
 

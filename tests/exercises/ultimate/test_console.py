@@ -11,10 +11,9 @@ from types import ModuleType
 
 import pytest
 
-from tests.support import ROOT, exercise_modules
+from tests.support import ROOT, cases_module, exercise_modules
 
-sys.path.insert(0, str(Path(ROOT) / "suites"))
-import ultimate_cases as model
+model = cases_module("ultimate")
 
 FIXTURES = Path(ROOT) / "fixtures" / "ultimate"
 AI_LINE = re.compile(r"^AI Move: (\S+) PV: \[(.*)\] Eval: (\S+) Time elapsed: \d+ ms$")

@@ -1,21 +1,19 @@
-"""The reference engine against the plain model of the original in suites/ultimate_cases.py."""
+"""The reference engine against the plain model of the original in fixtures/ultimate/cases.py."""
 
 from __future__ import annotations
 
 import inspect
 import random
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from tests.support import ROOT, exercise_modules
+from grader.suite.schema import Step
+from tests.support import cases_module, exercise_modules
 
-sys.path.insert(0, str(Path(ROOT) / "suites"))
-import ultimate_cases as model
+model = cases_module("ultimate")
 
 WIN = model.WIN
 
@@ -138,23 +136,23 @@ def test_search_depth_5_matches_the_model(engine: ModuleType, tables: Any) -> No
         assert engine.search(board, side, 5, tables) == model.negamax(board, side, 5)
 
 
-def search_results(engine: ModuleType, tables: Any, steps: list[dict[str, Any]]) -> list[Any]:
-    calls = [s["args"] for s in steps if s.get("call") == "engine.search"]
+def search_results(engine: ModuleType, tables: Any, steps: list[Step]) -> list[Any]:
+    calls = [s.args for s in steps if s.call == "engine.search"]
     return [engine.search(tuple(a[0]), a[1], a[2], tables, *a[4:]) for a in calls]
 
 
 def test_suite_search_cases_cover_every_kind_of_result(engine: ModuleType, tables: Any) -> None:
     for make in (model.search_end_visible, model.search_end_hidden):
         results = search_results(engine, tables, make())
-        depths = [s["args"][2] for s in make() if s.get("call") == "engine.search"]
+        depths = [s.args[2] for s in make() if s.call == "engine.search"]
         shows = [engine.eval_string(v, d)[0] for (v, _), d in zip(results, depths, strict=True)]
         assert {"W", "L", "D", "+", "-"} <= set(shows)
         assert any(len(line) < d for (_, line), d in zip(results, depths, strict=True))
     for make in (model.search_window_visible, model.search_window_hidden):
-        steps = [s for s in make() if s.get("call") == "engine.search"]
+        steps = [s for s in make() if s.call == "engine.search"]
         results = search_results(engine, tables, make())
-        low = sum(v == s["args"][4] for (v, _), s in zip(results, steps, strict=True))
-        high = sum(v == s["args"][5] for (v, _), s in zip(results, steps, strict=True))
+        low = sum(v == s.args[4] for (v, _), s in zip(results, steps, strict=True))
+        high = sum(v == s.args[5] for (v, _), s in zip(results, steps, strict=True))
         assert low >= 5 and high >= 5 and len(results) - low - high >= 5
 
 

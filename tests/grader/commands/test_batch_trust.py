@@ -109,7 +109,7 @@ def test_resume_regrades_exactly_what_changed(toy_class: Path, project: Path, tm
     assert "regrading 1 of 2" in capsys.readouterr().out
     assert (out / "bob" / "results.json").stat().st_mtime_ns == times["bob"]
     assert _statuses(out)["ada"] == ["graded", "0"]
-    suite = project / "suites" / "toy.yaml"
+    suite = project / "fixtures" / "toy" / "suite.yaml"
     suite.write_text(suite.read_text().replace("points: 2", "points: 4"))  # a test's points change
     assert grade_class(toy_class, out, "--resume") == 0
     assert "regrading 2 of 2" in capsys.readouterr().out
@@ -135,7 +135,7 @@ def test_gradebook_changes_name_the_students_and_tests(toy_class: Path, project:
     out = tmp_path / "out"
     assert grade_class(toy_class, out) == 0
     expected = project / "fixtures" / "toy" / "expected" / "rejects-negative.json"
-    suite = project / "suites" / "toy.yaml"
+    suite = project / "fixtures" / "toy" / "suite.yaml"
     suite.write_text(suite.read_text().replace("points: 1", "points: 3"))
     assert grade_class(toy_class, out, "--resume") == 0
     capsys.readouterr()

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.commands.verify import mutants_of
-from grader.exercise import reference_dir
 from grader.judge.grade import grade
+from grader.judge.mutants import applied, mutants_of
 from grader.suite.load import load_suite
 
 
@@ -78,7 +77,7 @@ def test_setup_and_run_autograder_grade_the_reference_and_a_mutant(tmp_path: Pat
         data: dict[str, object] = json.loads((root / "results" / "results.json").read_text())
         return data
 
-    reference = autograde(reference_dir("bitgrid"))
+    reference = autograde(loaded.exercise.reference)
     tests = reference["tests"]
     assert isinstance(tests, list)
     assert reference["score"] == sum(t.points for t in loaded.suite.tests) > 0
@@ -87,16 +86,18 @@ def test_setup_and_run_autograder_grade_the_reference_and_a_mutant(tmp_path: Pat
     assert "hidden" in [t["visibility"] for t in tests]
     assert all(t["status"] == "passed" for t in tests)
 
-    mutant = next(m for m in mutants_of(loaded) if any(
+    mutant = next(m for m in mutants_of(loaded.exercise) if any(
         t.visibility == "hidden" and t.name in (m.failing_tests or []) for t in loaded.suite.tests))
     submission = tmp_path / "mutant"
-    shutil.copytree(reference_dir("bitgrid"), submission)
-    shutil.copytree(mutant.path, submission, dirs_exist_ok=True)
+    reference = loaded.exercise.reference
+    shutil.copytree(reference, submission)
+    with applied(mutant, reference) as patched:
+        shutil.copytree(patched, submission, dirs_exist_ok=True)
     graded = autograde(submission)
     graded_tests = graded["tests"]
     assert isinstance(graded_tests, list)
     got = {t["name"]: t["extra_data"]["verdict"] for t in graded_tests}
-    here = grade(loaded, mutant.path, overlay=reference_dir("bitgrid"), sandbox="auto")
+    here = grade(loaded, submission, sandbox="auto")
     assert got == {r.name: r.verdict.value for r in here.results}
     assert {name for name, verdict in got.items() if verdict != "AC"} == set(mutant.failing_tests or [])
     assert all(verdict == mutant.verdict.value for name, verdict in got.items()

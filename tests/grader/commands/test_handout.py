@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 import yaml
 
 from grader.exercise import project_root
+from grader.suite.cases import visible_cases
 from grader.suite.load import load_suite
 from tests.support import SUITE_NAMES
 
@@ -29,12 +31,19 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
     make_handout(loaded, handout)
     files = {p.relative_to(handout).as_posix() for p in handout.rglob("*") if p.is_file()}
     assert not any(f.startswith("reference/") for f in files)
-    assert not any(f.startswith("suites/") and f.endswith(".py") for f in files), "a generator"
+    assert not any(f.startswith("fixtures/") and f.endswith(".py") for f in files), "a generator"
     assert not any("/mutants/" in f for f in files)
-    suite = yaml.safe_load((handout / "suites" / f"{exercise}.yaml").read_text())
+    suite = yaml.safe_load((handout / "fixtures" / exercise / "suite.yaml").read_text())
     shipped = {test["name"] for test in suite["tests"]}
     visible = {t.name for t in loaded.suite.tests if t.visibility == "visible"}
     assert shipped == visible
+    generated = handout / "fixtures" / exercise / "visible_cases.json"
+    if generated.exists():
+        cases = json.loads(generated.read_text())
+        assert set(cases) <= visible, "generated cases of a hidden test"
+        for test in loaded.suite.tests:
+            if test.name in cases:
+                assert cases[test.name] == visible_cases(loaded, test)
     for test in loaded.suite.tests:
         if test.visibility == "visible":
             continue
@@ -46,6 +55,8 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
             assert shared or f"fixtures/{exercise}/{test.transcript.expected}" not in files
     stubs = sorted(p.name for p in (project_root() / "exercises" / exercise).glob("*.py"))
     assert sorted(p.name for p in (handout / "exercises" / exercise).glob("*.py")) == stubs
+    linked = [p for p in handout.rglob("*") if p.is_symlink()]
+    assert not linked, f"links in a handout point outside it: {linked}"
 
 
 def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:

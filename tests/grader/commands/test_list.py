@@ -8,14 +8,14 @@ import io
 from rich.console import Console
 
 import grader.commands.list as listing
-from grader.exercise import suites_dir
+from grader.exercise import Exercise
 
 
 def test_one_line_per_exercise_at_80_columns() -> None:
     stream = io.StringIO()
     assert listing.run(None, Console(file=stream, width=80)) == 0  # type: ignore[arg-type]
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 1 + len(list(suites_dir().glob("*.yaml")))
+    assert len(lines) == 1 + len(Exercise.all())
     assert all(len(line) <= 80 for line in lines)
     assert lines[0].split() == ["exercise", "title", "tests", "points", "drivers"]
 

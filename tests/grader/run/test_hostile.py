@@ -214,9 +214,9 @@ ZERO_EXIT_AT_IMPORT = "import os\nos._exit(0)\ndef answer(n):\n    return 2 * n\
 
 
 def _write_toy(root: Path, student: str, processes: int = 1) -> Path:
-    for folder in ("exercises/toy", "reference/toy", "suites", "fixtures/toy"):
+    for folder in ("exercises/toy", "reference/toy", "fixtures/toy"):
         (root / folder).mkdir(parents=True, exist_ok=True)
-    (root / "suites/toy.yaml").write_text(SUITE.replace("PROCESSES", str(processes)))
+    (root / "fixtures/toy/suite.yaml").write_text(SUITE.replace("PROCESSES", str(processes)))
     (root / "exercises/toy/toy.py").write_text("")
     (root / "exercises/toy/drive.py").write_text(textwrap.dedent(DRIVER))
     (root / "fixtures/toy/numbers.txt").write_text("1\n2\n")
@@ -287,7 +287,7 @@ def test_exit_at_import(toy_root: Path, exit_call: str, verdicts: list[str]) -> 
 def test_cannot_read_answers_or_the_reference(toy_root: Path) -> None:
     root = toy_root
     secrets = [root / "fixtures/toy/expected/call.json", root / "fixtures/toy/numbers.out.txt",
-               root / "reference/toy/toy.py", root / "suites/toy.yaml",
+               root / "reference/toy/toy.py", root / "fixtures/toy/suite.yaml",
                project_root() / "grader" / "cli.py"]
     body = f"""
         import os

@@ -49,9 +49,9 @@ REFERENCE = "def answer(n):\n    return 2 * n\n"
 
 
 def _toy(root: Path, student: str, suite: str = SUITE) -> Path:
-    for folder in ("exercises/toy", "reference/toy", "suites", "fixtures/toy"):
+    for folder in ("exercises/toy", "reference/toy", "fixtures/toy"):
         (root / folder).mkdir(parents=True, exist_ok=True)
-    (root / "suites/toy.yaml").write_text(suite)
+    (root / "fixtures/toy/suite.yaml").write_text(suite)
     (root / "exercises/toy/toy.py").write_text("")
     (root / "reference/toy/toy.py").write_text(REFERENCE)
     assert not record(load_suite("toy")).failures

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 import pytest
 
 from grader.commands.verify import verify
-from grader.exercise import reference_dir
 from grader.judge.grade import grade
 from grader.judge.verdicts import TestResult as Result  # pytest would collect a class named Test*
 from grader.judge.verdicts import Verdict
@@ -69,9 +68,9 @@ def test_reference_verdicts_do_not_change_under_load(exercise: str,
     # The whole suite, the heavy weighted tests included (task2-4-7: ~5.5 s of CPU, task4-4-7:
     # ~1.8 s): under this load their wall time grows about 3x, their CPU time does not.
     loaded = load_suite(exercise)
-    idle = grade(loaded, reference_dir(exercise), sandbox="bwrap")
+    idle = grade(loaded, loaded.exercise.reference, sandbox="bwrap")
     loops: list[subprocess.Popen[bytes]] = request.getfixturevalue("busy_loops")
-    loaded_machine = grade(loaded, reference_dir(exercise), sandbox="bwrap")
+    loaded_machine = grade(loaded, loaded.exercise.reference, sandbox="bwrap")
     _still_running(loops)
 
     shown = "\n".join(["idle:", *map(_line, idle.results),

@@ -91,11 +91,11 @@ def test_cli_unknown_exercise(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def _toy_project(root: Path, tests: str) -> None:
-    for folder in ("exercises/toy", "reference/toy", "suites", "fixtures/toy"):
+    for folder in ("exercises/toy", "reference/toy", "fixtures/toy"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     (root / "exercises/toy/toy.py").write_text("")
     (root / "reference/toy/toy.py").write_text("def answer(n):\n    return n\n")
-    (root / "suites/toy.yaml").write_text("exercise: toy\nsubmit: [toy.py]\ntests:\n" + tests)
+    (root / "fixtures/toy/suite.yaml").write_text("exercise: toy\nsubmit: [toy.py]\ntests:\n" + tests)
 
 
 @pytest.mark.parametrize(("tests", "expected"), [
@@ -106,11 +106,37 @@ def _toy_project(root: Path, tests: str) -> None:
     ("  - name: a\n    transcript: {driver: main, expected: a.out}\n",
      "tests.a.transcript.driver: 'main' is not a given file"),
     ("  - name: a\n    call: toy.answer\n    cases_from: nowhere:cases\n",
-     "generator 'nowhere:cases' should be MODULE:FUNCTION with suites/nowhere.py"),
+     "generator 'nowhere:cases' should be MODULE:FUNCTION with "),
 ])
 def test_verify_catches_a_suite_naming_what_does_not_exist(
         project: Path, tests: str, expected: str, capsys: pytest.CaptureFixture[str]) -> None:
     _toy_project(project, tests)
     assert main(["verify", "toy", "--sandbox", "process"]) == 4
     out = capsys.readouterr().out
-    assert f"{project / 'suites' / 'toy.yaml'}: " in out and expected in out, out
+    assert f"{project / 'fixtures' / 'toy' / 'suite.yaml'}: " in out and expected in out, out
+
+
+GENERATED = {
+    "steps-as-dicts": ("cases.py", "def steps():\n    return [{'call': 'toy.answer', 'args': [1]}]\n",
+                       "steps_from: cases:steps", "step 0 is dict; build steps as "
+                       "grader.suite.schema.Step(...)"),
+    "case-not-a-list": ("cases.py", "def cases():\n    return [1, 2]\n",
+                        "call: toy.answer\n    cases_from: cases:cases",
+                        "case 0 is int, not a list of arguments"),
+    "json-malformed": ("visible_cases.json", "{not json", "call: toy.answer\n    cases_from: "
+                       "visible_cases.json:a", "cannot read generated cases"),
+    "json-invalid-step": ("visible_cases.json", '{"a": [{"cal": "toy.answer"}]}',
+                          "steps_from: visible_cases.json:a", "step 0 is invalid"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GENERATED))
+def test_generated_cases_are_checked_as_they_are_made(project: Path, case: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    name, text, source, expected = GENERATED[case]
+    _toy_project(project, f"  - name: a\n    {source}\n")
+    (project / "fixtures/toy" / name).write_text(text)
+    assert main(["record", "toy"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{project / 'fixtures' / 'toy' / 'suite.yaml'}: test 'a': " in err, err
+    assert expected in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err

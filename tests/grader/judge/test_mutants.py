@@ -1,0 +1,97 @@
+"""Known submissions as patches of the reference: read, applied, and right variants graded.
+
+Right variants (fixtures/NAME/mutants/AC/*.diff) get full marks: alphabeta's `bval-variants`
+evaluates with other (equivalent) alpha-beta conventions; gametree's and boardgame's
+`plain-student` are written the plain way the stubs suggest, and show that the time limits leave
+room for them (bench/boardgame_games.py compares their times with the reference's).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.exercise import Exercise
+from grader.judge.grade import grade
+from grader.judge.mutants import applied, mutants_of
+from grader.judge.verdicts import Verdict
+from grader.suite.load import load_suite
+from grader.suite.schema import SuiteError
+
+DIFF = "--- a/toy.py\n+++ b/toy.py\n@@ -1,2 +1,2 @@\n def answer(n):\n-    return n\n+    return n + 1\n"
+
+
+def _toy(project: Path, verdict: str, text: str) -> Exercise:
+    exercise = Exercise.named("toy", project)
+    exercise.reference.mkdir(parents=True)
+    (exercise.reference / "toy.py").write_text("def answer(n):\n    return n\n")
+    (exercise.mutants / verdict).mkdir(parents=True)
+    (exercise.mutants / verdict / "plus-one.diff").write_text(text)
+    return exercise
+
+
+def test_a_mutant_is_its_reference_patched(project: Path) -> None:
+    exercise = _toy(project, "WA", "answer is one too many.\ntests: call\n" + DIFF)
+    (mutant,) = mutants_of(exercise, {"call", "other"})
+    assert (mutant.name, mutant.summary, mutant.failing_tests) == \
+        ("WA/plus-one", "answer is one too many.", ["call"])
+    with applied(mutant, exercise.reference) as folder:
+        assert (folder / "toy.py").read_text() == "def answer(n):\n    return n + 1\n"
+    assert (exercise.reference / "toy.py").read_text() == "def answer(n):\n    return n\n"
+
+
+@pytest.mark.parametrize(("verdict", "text", "problem"), [
+    ("WA", DIFF, "the first line must say what is wrong"),
+    ("WA", "tests: call\n" + DIFF, "the first line must say what is wrong"),
+    ("WA", "Off by one.\n", "no unified diff"),
+    ("WA", "Off by one.\ntests: nosuch\n" + DIFF, "no test named nosuch"),
+    ("WRONG", "Off by one.\n" + DIFF, "'WRONG' is not a verdict"),
+])
+def test_a_malformed_mutant_is_one_line_naming_its_file(project: Path, verdict: str, text: str,
+                                                         problem: str) -> None:
+    exercise = _toy(project, verdict, text)
+    with pytest.raises(SuiteError, match=problem) as raised:
+        mutants_of(exercise, {"call"})
+    assert str(exercise.mutants / verdict) in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_mutant_that_does_not_apply_says_so(project: Path) -> None:
+    exercise = _toy(project, "WA", "Off by one.\n" + DIFF.replace("return n\n", "return 0\n"))
+    (mutant,) = mutants_of(exercise, {"call"})
+    with pytest.raises(SuiteError, match="does not apply"), applied(mutant, exercise.reference):
+        pass
+
+
+def test_a_mutant_cannot_patch_outside_the_reference(project: Path) -> None:
+    hostile = DIFF.replace("a/toy.py", "a/../../outside.py").replace("b/toy.py", "b/../../outside.py")
+    exercise = _toy(project, "WA", "Escapes.\n" + hostile)
+    (mutant,) = mutants_of(exercise, {"call"})
+    with pytest.raises(SuiteError), applied(mutant, exercise.reference):
+        pass
+    assert not (project / "outside.py").exists()
+
+
+def _full_marks(exercise: str) -> None:
+    loaded = load_suite(exercise)
+    (mutant,) = [m for m in mutants_of(loaded.exercise) if m.verdict is Verdict.AC]
+    with applied(mutant, loaded.exercise.reference) as folder:
+        report = grade(loaded, folder, overlay=loaded.exercise.reference, sandbox="process")
+    verdicts = {result.name: result.verdict for result in report.results}
+    assert set(verdicts.values()) == {Verdict.AC}, verdicts
+    assert report.score == loaded.suite.total_points
+
+
+def test_alphabeta_variants_get_full_marks() -> None:
+    _full_marks("alphabeta")
+
+
+@pytest.mark.slow
+def test_plain_gametree_student_gets_full_marks() -> None:
+    _full_marks("gametree")
+
+
+@pytest.mark.slow
+def test_plain_boardgame_student_gets_full_marks() -> None:
+    _full_marks("boardgame")
