@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.cluster.bundle import bundle_files
+from grader.commands.handout import visible_suite
 from grader.judge.grade import grade
 from grader.judge.helpers import helper_code
 from grader.judge.verdicts import Verdict
@@ -18,6 +19,7 @@ from grader.report.reports import results_json
 from grader.run.protocol import HelperCode
 from grader.run.testprocess import install_helpers
 from grader.suite.load import load_suite
+from grader.suite.schema import Suite
 from tests.conftest import Build
 
 SUITE = """\
@@ -156,3 +158,15 @@ def test_a_bundle_carries_the_reference_only_when_a_test_names_helpers(grade_toy
     suite.write_text(SUITE.replace("    reference_helpers: {toy.mask: mask}\n", ""))
     _, files = bundle_files(load_suite("toy"))
     assert not [name for name in files if name.startswith("reference/")]
+
+
+def test_a_handout_names_only_visible_helper_questions(grade_toy: Build) -> None:
+    grade_toy(SUITE, REFERENCE, WRONG_MASK)
+    visible = visible_suite(load_suite("toy"), {})
+    assert visible["tests"][1]["reference_helpers"] == {"toy.mask": "mask"}
+    hidden_mask = SUITE.replace("    cases: [[0], [3]]\n", "    cases: [[0], [3]]\n    visibility: hidden\n")
+    load_suite("toy").path.write_text(hidden_mask)
+    visible = visible_suite(load_suite("toy"), {})
+    assert [t["name"] for t in visible["tests"]] == ["read"]
+    assert "reference_helpers" not in visible["tests"][0]
+    Suite.model_validate(visible)  # the handout's suite loads
