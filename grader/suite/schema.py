@@ -184,7 +184,7 @@ def _check_regex(pattern: str) -> None:
         raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from error
 
 
-Comparator = Literal["equal", "unordered", "approx", "set"]
+Comparator = Literal["equal", "unordered", "approx", "set", "at_most"]
 Show = Literal["plain", "str", "repr", "attrs"]
 
 
