@@ -104,5 +104,11 @@ class BoardTree:
         cut-off the score is always outside, so this one test is enough). Storing bounds
         makes later searches return different moves; with this rule the game printed by task 4
         is exactly the one of task 2, only faster.
+
+        Efficiency counts too: two tests count, from outside, how many positions one search
+        looks up in the table (`probe.py`, given: every position searched with depth >= 1 is
+        looked up once, step 3). Your search may look up at most 20% more positions than the
+        reference solution's on the same position, and must look positions up: test the cut-off
+        right after counting each child, and store and reuse results as in steps 3 and 5.
         """
         raise NotImplementedError
