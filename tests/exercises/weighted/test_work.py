@@ -62,6 +62,14 @@ def test_recorded_reference_counts_are_the_references(weighted: dict[str, Module
     assert cases.reference_work() == fresh, "run .venv/bin/python bench/weighted_work.py --write"
 
 
+def test_a_plain_solution_searches_the_references_positions() -> None:
+    """mutants/AC/plain-student follows the stub's steps with its own board, table and tree."""
+    from bench.weighted_work import measure
+
+    plain = FIXTURES / "mutants" / "AC" / "plain-student.diff"
+    assert [count for count, _ in measure(mutant=plain)] == [count for count, _ in measure()]
+
+
 def test_the_reference_passes_its_own_budget() -> None:
     """Each recorded expectation is the within-budget answer, not an over-budget one."""
     for name in WORK_TESTS:
