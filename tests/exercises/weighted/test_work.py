@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 import re
 from collections.abc import Iterator
@@ -78,6 +79,12 @@ def test_the_reference_passes_its_own_budget() -> None:
         assert steps
         for step in steps:
             assert step["value"].startswith("alpha-beta used the table and searched at most")
+
+
+def test_docstring_examples_of_the_probe_and_the_generator(weighted: dict[str, ModuleType]) -> None:
+    for module in (weighted["probe"], cases_module()):
+        failed, attempted = doctest.testmod(module)
+        assert (failed, attempted > 0) == (0, True), module.__name__
 
 
 def test_probe_reads_finished_games_from_ids(weighted: dict[str, ModuleType]) -> None:
