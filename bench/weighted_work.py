@@ -7,10 +7,9 @@ search's count, its ratio to the reference's and the CPU it took.
 
     .venv/bin/python bench/weighted_work.py [--mutant fixtures/weighted/mutants/WA/late-cut.diff]
         [--over DIR]   # files that replace the reference's, e.g. a student's folder
-        [--write]      # store the reference's counts in fixtures/weighted/work_reference.json
 
-`--write` is how the efficiency tests' reference counts are made (then `grader record weighted`);
-tests/exercises/weighted/test_work.py fails when the file no longer matches the reference.
+The tests' own reference counts are recorded expectations (`grader record weighted`), held
+against a submission's by the grader (`compare: at_most`).
 """
 
 from __future__ import annotations
@@ -28,6 +27,8 @@ FIXTURES = ROOT / "fixtures" / "weighted"
 sys.path[:0] = [str(ROOT), str(FIXTURES)]
 
 import cases  # noqa: E402  (fixtures/weighted/cases.py)
+
+from grader.judge.compare import allowance  # noqa: E402
 
 Search = tuple[int, list[tuple[int, int]], int]
 
@@ -80,15 +81,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mutant", type=Path, action="append", default=[])
     parser.add_argument("--over", type=Path, action="append", default=[])
-    parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     searches = work_searches()
     reference = measure()
-    if args.write:
-        counts = {cases.work_key(*search): count
-                  for search, (count, _) in zip(searches, reference, strict=True)}
-        cases.WORK_FILE.write_text(json.dumps(counts, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {cases.WORK_FILE.relative_to(ROOT)}")
     columns = [("reference", reference)]
     columns += [(path.stem, measure(mutant=path)) for path in args.mutant]
     columns += [(path.name, measure(over=path)) for path in args.over]
@@ -96,7 +91,9 @@ def main() -> int:
         base = reference[index][0]
         cells = [f"{name} {found[index][0]} ({found[index][0] / base:.2f}x, "
                  f"{found[index][1]:.3f} s)" for name, found in columns]
-        print(f"{cases.work_key(*search)} (at most {cases.at_most(base)}): " + "; ".join(cells))
+        size, moves, depth = search
+        print(f"{size}x{size} {moves} depth {depth} (at most {allowance(base, cases.WORK_MARGIN)}): "
+              + "; ".join(cells))
     for name, found in columns:
         print(f"{name}: {sum(count for count, _ in found)} positions, "
               f"{sum(cpu for _, cpu in found):.2f} s CPU in all")
