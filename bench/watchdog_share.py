@@ -9,7 +9,8 @@ is an upper bound of the watchdog alone. Then the same with two busy loops per c
 (each in a session of its own, as independent jobs are, so the kernel's autogroup scheduling
 gives each its share).
 
-    .venv/bin/python bench/watchdog_share.py [--runs N] [--tests task4-4-6 task2-4-5]
+    .venv/bin/python bench/watchdog_share.py [--runs N] [--exercise weighted]
+        [--tests task4-4-6 task2-4-5]
 
 Target: under 5 % of the test's CPU, idle and under load. Prints figures; asserts no times.
 """
@@ -78,8 +79,8 @@ def load() -> str:
     return "load " + " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def measure(label: str, names: list[str], runs: int, sandbox: str | None) -> None:
-    loaded = load_suite("weighted")
+def measure(label: str, exercise: str, names: list[str], runs: int, sandbox: str | None) -> None:
+    loaded = load_suite(exercise)
     tests = select_tests(loaded, False, names)
     confinement = choose(sandbox, loaded.suite.sandbox, "bwrap")
     limits = resolve_limits(loaded, tests, confinement)
@@ -111,15 +112,16 @@ def measure(label: str, names: list[str], runs: int, sandbox: str | None) -> Non
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--exercise", default="weighted")
     parser.add_argument("--tests", nargs="+", default=["task4-4-6", "task2-4-5"])
     parser.add_argument("--sandbox", default=None, help="default: $GRADER_SANDBOX, else bwrap")
     args = parser.parse_args()
     watchdog.Test._sample = _counting(watchdog.Test._sample)  # type: ignore[method-assign,assignment]
     measured = ", ".join(sorted(set(hierarchies()) - {"kill"})) or "none (wait4 and /proc)"
     print(f"cgroup controllers used for tests: {measured}; {os.cpu_count()} cores; {load()}")
-    measure("idle", args.tests, args.runs, args.sandbox)
+    measure("idle", args.exercise, args.tests, args.runs, args.sandbox)
     with busy_loops() as count:
-        measure(f"under {count} busy loops", args.tests, args.runs, args.sandbox)
+        measure(f"under {count} busy loops", args.exercise, args.tests, args.runs, args.sandbox)
 
 
 if __name__ == "__main__":
