@@ -1,10 +1,11 @@
 """Benchmark: each test's CPU limit against a plain right solution's CPU, measured by the grader.
 
-    .venv/bin/python bench/plain_limits.py NAME [--mutant AC/plain-student] [--runs 3]
+    .venv/bin/python bench/plain_limits.py NAME [--mutant AC/plain-student|reference] [--runs 3]
                                            [--test TEST ...] [--sandbox auto]
 
 The plain solution is a known right submission, fixtures/NAME/mutants/AC/MUTANT.diff, applied
-to a copy of reference/NAME (as `grader verify` applies it). It is graded `--runs` times with
+to a copy of reference/NAME (as `grader verify` applies it; `--mutant reference` grades the
+reference itself, any other VERDICT/MUTANT that mutant). It is graded `--runs` times with
 `grader grade NAME FOLDER --results FILE` and every test's CPU seconds are read from the results
 (the grader measures them from outside the test's process). Prints, per test, the limit the
 grader applied (relative limits resolved), the CPU range over the runs, the limit divided by the
@@ -55,12 +56,14 @@ def load() -> str:
 
 
 def lay_out(exercise: Exercise, mutant_name: str, target: Path) -> None:
-    """reference/NAME with the mutant's patched files over it."""
+    """reference/NAME with the mutant's patched files over it (`reference`: none)."""
+    shutil.copytree(exercise.reference, target)
+    if mutant_name == "reference":
+        return
     found = {m.name: m for m in mutants_of(exercise)}
     if mutant_name not in found:
         sys.exit(f"{exercise.fixtures}/mutants: no mutant {mutant_name} "
                  f"(known: {', '.join(sorted(found)) or 'none'})")
-    shutil.copytree(exercise.reference, target)
     with applied(found[mutant_name], exercise.reference) as patched:
         for source in patched.iterdir():
             shutil.copy(source, target / source.name)
