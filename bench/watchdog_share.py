@@ -1,6 +1,6 @@
 """Benchmark: the watchdog's own CPU as a share of the test's CPU (issue 11), idle and under load.
 
-Grades the weighted reference's heaviest tests, task4-4-7 (~1.8 s of CPU) and task2-4-7 (~5.5 s),
+Grades the weighted reference's heaviest tests, task4-4-6 (~0.4 s of CPU) and task2-4-5 (~0.3 s),
 each `--runs` times through `Grader.run_test`, and compares the grader process's own CPU time
 (`time.process_time()`: this process only, so neither the fork server nor the test) with the
 test's `cpu_s`. What is counted is everything the parent does for the test: the watchdog's
@@ -9,7 +9,7 @@ is an upper bound of the watchdog alone. Then the same with two busy loops per c
 (each in a session of its own, as independent jobs are, so the kernel's autogroup scheduling
 gives each its share).
 
-    .venv/bin/python bench/watchdog_share.py [--runs N] [--tests task4-4-7 task2-4-7]
+    .venv/bin/python bench/watchdog_share.py [--runs N] [--tests task4-4-6 task2-4-5]
 
 Target: under 5 % of the test's CPU, idle and under load. Prints figures; asserts no times.
 """
@@ -111,7 +111,7 @@ def measure(label: str, names: list[str], runs: int, sandbox: str | None) -> Non
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--tests", nargs="+", default=["task4-4-7", "task2-4-7"])
+    parser.add_argument("--tests", nargs="+", default=["task4-4-6", "task2-4-5"])
     parser.add_argument("--sandbox", default=None, help="default: $GRADER_SANDBOX, else bwrap")
     args = parser.parse_args()
     watchdog.Test._sample = _counting(watchdog.Test._sample)  # type: ignore[method-assign,assignment]

@@ -7,10 +7,12 @@ search (or `get_sub_tree`) needs it, by copying the board and playing the move o
 Built nodes are kept, so the next search from a child reuses what was built below it.
 
 The drivers play a whole game: search from the root, play the move found, continue from
-`get_sub_tree(move)`. On 4x4 at depth 7 the search visits millions of positions. The heavy
-tests leave room for a careful Python tree, not for a wasteful one: a careful tree that follows
-the course's pseudocode needs about 8 s and 200 MB with minimax (limits 40 s, 600 MB), 3 s and
-70 MB with alpha-beta (limits 12 s, 640 MB). So:
+`get_sub_tree(move)`. On 4x4 the search visits millions of positions. The heaviest tests
+(4x4, minimax at depth 5 and alpha-beta at depth 6) leave room for a plain Python solution: a
+list-of-lists board that checks the lines and adds up the score on every call, with a tree
+that copies and plays every child, needs about 11 s and 13 s of CPU there (limits 45 s and
+50 s) and at most 3 s elsewhere (limit 12 s). A node for every child, leaves included, also
+fits the memory limits. Faster and smaller is easy, though:
 
 - keep a node small: `__slots__`, the children in one list (or dict) created when the node is
   first searched, no per-node copies of the score grid;
@@ -104,5 +106,11 @@ class BoardTree:
         cut-off the score is always outside, so this one test is enough). Storing bounds
         makes later searches return different moves; with this rule the game printed by task 4
         is exactly the one of task 2, only faster.
+
+        Efficiency counts too: two tests count, from outside, how many positions one search
+        looks up in the table (`probe.py`, given: every position searched with depth >= 1 is
+        looked up once, step 3). Your search may look up at most 20% more positions than the
+        reference solution's on the same position, and must look positions up: test the cut-off
+        right after counting each child, and store and reuse results as in steps 3 and 5.
         """
         raise NotImplementedError

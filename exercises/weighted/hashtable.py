@@ -5,9 +5,9 @@ remembers, per board id, the deepest search done so far and the move it found, s
 position is searched only once per depth.
 
 It is a hash table of `constants.TABLE_SIZE` buckets (101 on 3x3, 200009 on 4x4) with
-separate chaining: bucket `id % TABLE_SIZE` holds a linked list of entries (id, depth, move),
-and a new entry is inserted at the head of its list. Board ids are unique, so an id appears at
-most once in the whole table.
+separate chaining: bucket `id % TABLE_SIZE` holds a linked list of entries (id, depth, move).
+A new entry may go anywhere in its list (the head is the simplest place); a lookup walks the
+list until it finds the id. Board ids are unique, so an id appears at most once in the table.
 
 Example (TABLE_SIZE 101), with bucket 1 holding id 1920 at depth 4 with the move
 BoardOptimalMove(-3, BoardCoordinate(2, 1)) and bucket 99 holding other ids:
@@ -55,8 +55,8 @@ class BoardHashTable:
     def update_table(self, id: int, depth: int, move: BoardOptimalMove) -> None:
         """Remember `move` as the result of searching board `id` `depth` moves deep.
 
-        If `id` is not in the table, insert a new entry at the head of bucket
-        `id % TABLE_SIZE`. If it is there with a smaller depth, replace that entry's depth and
+        If `id` is not in the table, add a new entry to the list of bucket `id % TABLE_SIZE`
+        (anywhere in it). If it is there with a smaller depth, replace that entry's depth and
         move in place. If it is there with the same or a larger depth, change nothing.
         """
         raise NotImplementedError
@@ -66,9 +66,10 @@ class BoardHashTable:
         raise NotImplementedError
 
     def chain(self, index: int) -> list[int]:
-        """Return the ids in bucket `index`, from the head of its list to the tail.
+        """Return the ids in bucket `index`, in the order of its list (head to tail).
 
-        With TABLE_SIZE 101, after update_table for ids 5, 106 and 207 (all in bucket 5) in
-        that order, chain(5) is [207, 106, 5] and chain(6) is [].
+        With TABLE_SIZE 101, after update_table for ids 5, 106 and 207 (all in bucket 5),
+        chain(5) holds those three ids in the order your list keeps them (for instance
+        [207, 106, 5] with head insertion) and chain(6) is [].
         """
         raise NotImplementedError

@@ -1,9 +1,10 @@
 """An exercise as one content-addressed parcel: what grading needs, to carry to another machine.
 
 The bundle holds the suite, its case generators, the given files, the fixtures (inputs and
-recorded expectations, not the mutants) and, when a time limit is relative to the reference, the
-reference to time; each under its path in the project, so that unpacked it is a project root
-(`GRADER_ROOT`) of its own. The digest names the content, never where or when it was made.
+recorded expectations, not the mutants) and, when a time limit is relative to the reference or a
+test runs with reference helpers, the reference; each under its path in the project, so that
+unpacked it is a project root (`GRADER_ROOT`) of its own. The digest names the content, never
+where or when it was made.
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ def _tree(folder: Path, root: Path, fallback: str) -> dict[str, bytes]:
 
 
 def _needs_reference(loaded: LoadedSuite) -> bool:
-    return any(loaded.suite.limits.merged(test.limits).relative for test in loaded.suite.tests)
+    """Whether grading reads the reference: to time relative limits, or for reference helpers."""
+    return any(loaded.suite.limits.merged(test.limits).relative or test.reference_helpers
+               for test in loaded.suite.tests)
 
 
 def bundle_files(loaded: LoadedSuite) -> tuple[str, dict[str, bytes]]:

@@ -4,7 +4,8 @@ The zip holds, at its top, `setup.sh` (run once when Gradescope builds the image
 virtual environment with the grader's dependencies under the root, and bubblewrap where it can)
 and `run_autograder` (run for each submission: grades `submission/` into `results/results.json`
 with `--sandbox auto`, every test with its visibility), next to the grader's source and the
-exercise's bundle (suite, given files, fixtures; the reference only to time relative limits).
+exercise's bundle (suite, given files, fixtures; the reference only to time relative limits or for
+reference helpers).
 The root is `/autograder`, or `$AUTOGRADER_ROOT` when set, for both scripts.
 """
 

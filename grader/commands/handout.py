@@ -47,12 +47,17 @@ REQUIREMENTS = "psutil>=5.9\npyyaml>=6.0\npydantic>=2.5\nrich>=13.0\npytest>=8.0
 CASES_FILE = "visible_cases.json"
 
 
-def _visible_test(test: TestSpec) -> dict[str, Any]:
-    """A visible test as the handout's suite writes it: generated cases come from CASES_FILE."""
+def _visible_test(test: TestSpec, visible: set[str]) -> dict[str, Any]:
+    """A visible test as the handout's suite writes it: generated cases come from CASES_FILE, and
+    reference helpers name only visible questions (the handout has no reference to run them)."""
     data = test.model_dump(exclude_defaults=True, exclude_none=True)
     for key in ("cases_from", "steps_from"):
         if key in data:
             data[key] = f"{CASES_FILE}:{test.name}"
+    helpers = {h: q for h, q in test.reference_helpers.items() if q in visible}
+    data.pop("reference_helpers", None)
+    if helpers:
+        data["reference_helpers"] = helpers
     return data
 
 
@@ -62,12 +67,13 @@ def visible_suite(loaded: LoadedSuite, generated: dict[str, list[Any]]) -> dict[
     data = suite.model_dump(exclude_defaults=True, exclude_none=True, exclude={"tests"})
     data["limits"] = suite.limits.model_dump()
     data["tests"] = []
+    visible = {test.name for test in suite.tests if test.visibility == "visible"}
     for test in suite.tests:
         if test.visibility != "visible":
             continue
         if test.cases_from is not None or test.steps_from is not None:
             generated[test.name] = visible_cases(loaded, test)
-        entry = _visible_test(test)
+        entry = _visible_test(test, visible)
         if suite.limits.merged(test.limits).relative:
             resolved = calibration.resolve_limits(loaded, [test], for_reference())[test.name]
             if resolved.problem is not None:

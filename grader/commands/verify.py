@@ -11,6 +11,7 @@ from rich.console import Console
 
 from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
 from grader.judge.grade import GradeReport, grade
+from grader.judge.helpers import helper_code
 from grader.judge.mutants import Mutant, applied, mutants_of
 from grader.judge.verdicts import Verdict
 from grader.suite import expectations
@@ -22,6 +23,8 @@ from grader.suite.schema import SuiteError
 class Verification:
     problems: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
+    lost: dict[str, list[str]] = field(default_factory=dict)  # mutant name -> the tests it lost
+    owned: dict[str, list[str]] = field(default_factory=dict)  # mutant name -> its `tests:` line
 
     @property
     def ok(self) -> bool:
@@ -74,6 +77,7 @@ def suite_problems(loaded: LoadedSuite) -> list[str]:
     for name in suite.given:
         if not loaded.exercise.given_file(name).is_file():
             problems.append(f"{where}: given: {loaded.exercise.given_file(name)} does not exist")
+    problems += helper_problems(loaded)
     for test in suite.tests:
         key = f"{where}: tests.{test.name}"
         for name in expectations.input_names(test):
@@ -90,6 +94,10 @@ def suite_problems(loaded: LoadedSuite) -> list[str]:
             problems.append(f"{key}: {error}")
             continue
         names = {step.let for step in steps if step.let}
+        graded = sorted({step.target for step in steps} & set(test.reference_helpers))
+        if graded:
+            problems.append(f"{key}: its steps call {', '.join(graded)}, which it also names in "
+                            "reference_helpers: a test grades the student's own function")
         for step in steps:
             for target in [step.target, *_targets(step.args), *_targets(step.kwargs)]:
                 head = target.split(".")[0]
@@ -97,6 +105,41 @@ def suite_problems(loaded: LoadedSuite) -> list[str]:
                     problems.append(f"{key}: '{target}' names no submitted or given module "
                                     f"(modules: {', '.join(sorted(modules))})")
     return problems
+
+
+def helper_problems(loaded: LoadedSuite) -> list[str]:
+    """Reference helpers that the reference does not define."""
+    problems = []
+    for test in loaded.suite.tests:
+        if not test.reference_helpers:
+            continue
+        try:
+            helper_code(loaded, test)
+        except SuiteError as error:
+            problems.append(str(error))
+    return problems
+
+
+def per_question(outcome: Verification) -> list[str]:
+    """For each question, the mutants aimed at it and whether each loses only that question.
+
+    >>> outcome = Verification(lost={"WA/a": ["mask"], "WA/b": ["mask", "read"], "TLE/c": ["tree"]},
+    ...                        owned={"WA/a": ["mask"], "WA/b": ["mask"]})
+    >>> for line in per_question(outcome):
+    ...     print(line)
+    mask: WA/a (only its own), WA/b (also loses read)
+    (no tests: line): TLE/c (loses tree)
+    """
+    rows: dict[str, list[str]] = {}
+    for mutant, lost in outcome.lost.items():
+        own = outcome.owned.get(mutant)
+        if own is None:
+            rows.setdefault("(no tests: line)", []).append(f"{mutant} (loses {', '.join(lost)})")
+            continue
+        extra = [name for name in lost if name not in own]
+        said = f"also loses {', '.join(extra)}" if extra else "only its own"
+        rows.setdefault(", ".join(own), []).append(f"{mutant} ({said})")
+    return [f"{question}: {', '.join(mutants)}" for question, mutants in rows.items()]
 
 
 def verify(loaded: LoadedSuite, repeats: int = 2,
@@ -150,6 +193,10 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
             outcome.problems.append(str(error))
             continue
         problems = check_mutant(mutant, report, reference_passes)
+        if mutant.verdict is not Verdict.AC:
+            outcome.lost[mutant.name] = [r.name for r in report.results if not r.passed]
+            if mutant.failing_tests is not None:
+                outcome.owned[mutant.name] = mutant.failing_tests
         say(f"mutant {mutant.name}: {'ok' if not problems else 'WRONG'} "
             f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
         outcome.problems += problems
@@ -160,6 +207,10 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
 def run(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
     outcome = verify(loaded, progress=console.print, sandbox=args.sandbox)
+    if outcome.lost:
+        console.print("[bold]mutants per question[/]")
+        for line in per_question(outcome):
+            console.print(f"  {line}", soft_wrap=True, markup=False)
     for problem in outcome.problems:
         console.print(f"[red]problem:[/] {problem}", soft_wrap=True)
     if outcome.ok:

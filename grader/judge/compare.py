@@ -51,7 +51,28 @@ def approx(got: Any, expected: Any, tolerance: float) -> bool:
     return same(got, expected)
 
 
+def allowance(expected: int, tolerance: float) -> int:
+    """The most an `at_most` comparison accepts: the reference's count plus `tolerance` of it.
+
+    >>> allowance(569, 0.2)
+    682
+    """
+    return math.floor(expected * (1 + tolerance) + 1e-9)
+
+
+def at_most(got: Any, expected: Any, tolerance: float) -> bool:
+    """A count (an int >= 0, like the reference's) no more than `tolerance` above the reference's.
+
+    >>> at_most(682, 569, 0.2), at_most(683, 569, 0.2), at_most(0, 569, 0.2), at_most(True, 5, 0)
+    (True, False, True, False)
+    """
+    if type(got) is not int or type(expected) is not int:
+        return same(got, expected)
+    return 0 <= got <= allowance(expected, tolerance)
+
+
 COMPARATORS: dict[str, Callable[[Any, Any, float], bool]] = {
+    "at_most": at_most,
     "equal": lambda got, expected, _tolerance: same(got, expected),
     "unordered": unordered,
     "set": as_set,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.inert import inert_text
+from grader.judge import advice
 from grader.judge.calibration import resolve_limits
 from grader.judge.judgement import Judgement
 from grader.judge.testrun import Grader, prepared_submission
@@ -55,6 +56,24 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
                       limits_note=limits_note)
 
 
+def advised(grader: Grader, test: TestSpec, judgement: Judgement,
+            verdicts: Mapping[str, Verdict]) -> Judgement:
+    """The judgement of a test with reference helpers, saying which question to fix first."""
+    if not grader.with_reference_helpers:
+        failing = advice.failing_questions(test, verdicts)
+        if judgement.verdict is Verdict.AC or not failing:
+            return judgement
+        return Judgement(judgement.verdict, f"{judgement.message}\n{advice.local_advice(test, failing)}"
+                         .lstrip(), judgement.details)
+    if judgement.verdict is not Verdict.AC or not advice.worth_checking_own(test, verdicts):
+        return judgement
+    own, _ = grader.grade_test(test, own_helpers=True)
+    if own.verdict is Verdict.AC:
+        return judgement
+    failing = advice.failing_questions(test, verdicts)
+    return Judgement(Verdict.AC, advice.graded_advice(test, own, failing))
+
+
 def select_tests(loaded: LoadedSuite, public_only: bool,
                  names: list[str] | None = None) -> list[TestSpec]:
     tests = [t for t in loaded.suite.tests if not public_only or t.visibility == "visible"]
@@ -85,6 +104,7 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
         if prepared.ignored:
             report.notes.append("ignored file(s): " + ", ".join(prepared.ignored))
         limits = resolve_limits(loaded, tests, confinement)
+        verdicts: dict[str, Verdict] = {}
         try:
             with Grader(loaded, prepared, scratch, limits, confinement) as grader:
                 report.sandbox = grader.sandbox
@@ -97,11 +117,14 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                         else:
                             judgement, run = grader.grade_test(test)
                             outcome = run.outcome
+                            if test.reference_helpers:
+                                judgement = advised(grader, test, judgement, verdicts)
                     except (OSError, ValueError, KeyError, RuntimeError) as error:
                         judgement = Judgement(Verdict.JE, f"{error}")
                     result = result_of(test, judgement, outcome, limits[test.name].note,
                                        grader.shown)
                     report.results.append(result)
+                    verdicts[test.name] = result.verdict
                     if on_result is not None:
                         on_result(result)
         except ServerStartError as error:

@@ -6,7 +6,7 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from grader.judge.compare import matches
+from grader.judge.compare import allowance, matches
 from grader.judge.transcripts import readable_diff
 from grader.judge.verdicts import Verdict
 from grader.run import received
@@ -67,6 +67,18 @@ def judge_exception(got: Raised, label: str) -> Judgement:
                      got.get("traceback", ""))
 
 
+def wanted(step: Step, expected: Any) -> str:
+    """What a step had to return, for a message.
+
+    >>> wanted(Step(call="probe.searches", compare="at_most", tolerance=0.2), 569)
+    "at most 682 (the reference's 569 + 20%)"
+    """
+    if step.compare == "at_most" and type(expected) is int:
+        return (f"at most {allowance(expected, step.tolerance)} (the reference's {expected} + "
+                f"{step.tolerance:.0%})")
+    return received.render(expected)
+
+
 def judge_steps(steps: list[Step], got_list: list[StepOutcome],
                 expected_list: list[dict[str, Any]]) -> Judgement:
     """Compare the child's step outcomes with the recorded ones; the first failure decides."""
@@ -100,7 +112,7 @@ def judge_steps(steps: list[Step], got_list: list[StepOutcome],
             return judge_exception(failed, label)
         if not matches(step.compare, got.get("value"), expected["value"], step.tolerance):
             return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}, "
-                             f"expected {received.render(expected['value'])}")
+                             f"expected {wanted(step, expected['value'])}")
     return Judgement(Verdict.AC)
 
 

@@ -18,6 +18,7 @@ from typing import Any, TypeAlias, TypedDict
 
 from grader.exercise import project_root
 from grader.inert import inert_text
+from grader.judge.helpers import helper_code, reference_available
 from grader.judge.judgement import (
     Judgement,
     judge_exception,
@@ -28,7 +29,7 @@ from grader.judge.judgement import (
 )
 from grader.judge.verdicts import Verdict
 from grader.run import received
-from grader.run.protocol import StepOutcome
+from grader.run.protocol import HelperCode, StepOutcome
 from grader.run.runner import ForkServer
 from grader.run.submission import Prepared, prepare
 from grader.run.watchdog import RunOutcome
@@ -101,6 +102,7 @@ class Grader:
         self.sandbox = sandbox
         self.server = ForkServer(prepared.code_dir, scratch, sandbox, inputs=self.inputs,
                                  env=loaded.suite.env)
+        self.with_reference_helpers = reference_available(loaded)
 
     def __enter__(self) -> Grader:
         self.server.start()
@@ -127,8 +129,12 @@ class Grader:
             copy.chmod(0o644)
         return copy
 
-    def run_test(self, test: TestSpec) -> TestRun:
-        """Run one test and say what it did; nothing is compared."""
+    def run_test(self, test: TestSpec, own_helpers: bool = False) -> TestRun:
+        """Run one test and say what it did; nothing is compared.
+
+        A test naming `reference_helpers` runs with them unless `own_helpers` (or without the
+        reference here to take them from, as in a student's handout).
+        """
         limits = self.limits[test.name].limits
         if self.prepared.missing:
             return TestRun(None, stopped=Judgement(
@@ -138,11 +144,13 @@ class Grader:
             return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error))
         if test.transcript is not None:
             return self._run_transcript(test, limits)
-        return self._run_calls(test, limits)
+        helpers = [] if own_helpers or not self.with_reference_helpers \
+            else helper_code(self.loaded, test)
+        return self._run_calls(test, limits, helpers)
 
-    def grade_test(self, test: TestSpec) -> tuple[Judgement, TestRun]:
+    def grade_test(self, test: TestSpec, own_helpers: bool = False) -> tuple[Judgement, TestRun]:
         """Run one test and judge it against its recorded expectations."""
-        run = self.run_test(test)
+        run = self.run_test(test, own_helpers)
         if run.stopped is not None:
             return run.stopped, run
         if test.transcript is not None:
@@ -155,9 +163,9 @@ class Grader:
         expected = expectations.load_call(self.loaded, test)
         return judge_steps(expectations.steps_of(test, self.loaded), run.observed, expected), run
 
-    def _run_calls(self, test: TestSpec, limits: Limits) -> TestRun:
+    def _run_calls(self, test: TestSpec, limits: Limits, helpers: list[HelperCode]) -> TestRun:
         steps = expectations.steps_of(test, self.loaded)
-        outcome = self.server.run_calls([self._wire_step(step) for step in steps], limits)
+        outcome = self.server.run_calls([self._wire_step(step) for step in steps], limits, helpers)
         stopped = judge_process(outcome, limits)
         if stopped is not None:
             return TestRun(outcome, stopped=stopped)

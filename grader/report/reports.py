@@ -23,7 +23,7 @@ VERDICT_STYLES = {Verdict.AC: "green", Verdict.WA: "red", Verdict.TLE: "yellow",
 
 
 def failure_text(result: TestResult) -> str:
-    """What went wrong in one test, the submission's own text shown as inert data."""
+    """What went wrong in one test (or, passed, what to fix first), as inert data."""
     parts = [f"{result.verdict.value} ({result.verdict.meaning})"]
     if result.message:
         parts.append(result.message)
@@ -57,8 +57,8 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
     console.print(table)
     for note in report.notes:
         console.print(Text.assemble(("note:", "yellow"), " ", inert_text(note)))
-    failures = [r for r in report.results if not r.passed]
-    for result in failures:
+    said = [r for r in report.results if not r.passed or r.message]  # a pass may carry advice
+    for result in said:
         console.rule(Text(inert_text(f"{result.name}: {result.verdict.value}")), align="left")
         console.print(Text(failure_text(result)))
     console.print(f"[bold]Score: {report.score:g} / {report.max_score:g}[/]"
@@ -74,7 +74,7 @@ def results_json(report: GradeReport) -> dict[str, Any]:
             "score": result.points,
             "max_score": result.max_points,
             "status": "passed" if result.passed else "failed",
-            "output": "" if result.passed else failure_text(result),
+            "output": failure_text(result) if not result.passed or result.message else "",
             "visibility": result.visibility,
             "extra_data": {"verdict": result.verdict.value, "kind": result.kind,
                            "limits": result.limits, "calibration": result.limits_note or None,

@@ -220,7 +220,7 @@ def feedback_html(exercise: str, attempt: Attempt) -> str:
         f"<td>{row.cpu_s:.3f}</td><td>{row.resident_mb:.1f}</td></tr>" for row in attempt.tests)
     failures = "".join(f"<h3>{html_text(row.test)}: {html_text(row.verdict)}</h3>"
                        f"<pre>{html_text(row.output)}</pre>"
-                       for row in attempt.tests if row.verdict != "AC" and row.output)
+                       for row in attempt.tests if row.output)
     notes = f"<pre>{html_text(attempt.notes)}</pre>" if attempt.notes else ""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>

@@ -45,12 +45,22 @@ class RequestLimits(TypedDict):
     scratch_files: int
 
 
+class HelperCode(TypedDict):
+    """A reference function the test runs with in place of the student's (`reference_helpers`)."""
+
+    module: str  # the submitted module it replaces a function of
+    name: str
+    imports: str  # the reference module's top-level imports, for names the student's lacks
+    source: str  # the function's definition, decorators included
+
+
 class CallRequest(TypedDict):
     kind: Literal["call"]
     steps: list[dict[str, Any]]  # the suite's steps, fixture arguments turned into {"$path": ...}
     limits: RequestLimits
     stdin: str | None
     env: dict[str, str]
+    helpers: NotRequired[list[HelperCode]]
 
 
 class DriverRequest(TypedDict):

@@ -25,6 +25,7 @@ from grader.run.protocol import (
     MINIMAL_ENV,
     CallRequest,
     DriverRequest,
+    HelperCode,
     Request,
     RequestLimits,
     ServerConfig,
@@ -158,10 +159,15 @@ class ForkServer:
 
     # -- one test
 
-    def run_calls(self, steps: list[dict[str, Any]], limits: Limits) -> RunOutcome:
-        """Run a call test's steps under `limits`; never raises for anything the test does."""
-        return self._run(CallRequest(kind="call", steps=steps, limits=_wire(limits), stdin=None,
-                                     env=self.suite_env), limits)
+    def run_calls(self, steps: list[dict[str, Any]], limits: Limits,
+                  helpers: list[HelperCode] | None = None) -> RunOutcome:
+        """Run a call test's steps under `limits` (with reference `helpers` swapped in); never
+        raises for anything the test does."""
+        request = CallRequest(kind="call", steps=steps, limits=_wire(limits), stdin=None,
+                              env=self.suite_env)
+        if helpers:
+            request["helpers"] = helpers
+        return self._run(request, limits)
 
     def run_driver(self, driver: str, argv: list[str], stdin_file: Path | None,
                    limits: Limits) -> RunOutcome:

@@ -7,6 +7,7 @@ of it again (`grader.run.received`).
 """
 
 from __future__ import annotations
+import __future__
 
 import contextlib
 import importlib
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
         MINIMAL_ENV,
         DriverRequest,
         DriverResult,
+        HelperCode,
         Raised,
         Request,
         ServerConfig,
@@ -163,9 +165,43 @@ def describe_exception(error: BaseException, code_dir: str) -> Raised:
             "ni": isinstance(error, NotImplementedError), "import": is_import}
 
 
-def run_steps(steps: list[dict[str, Any]], code_dir: str) -> StepsResult:
+def install_helpers(helpers: list[HelperCode], code_dir: str) -> None:
+    """Put each reference function in place of the student's, in its module and wherever bound.
+
+    The definition is compiled into the student's module, so it calls the student's other
+    functions (unless they are helpers too); the reference's imports fill only missing names.
+    """
+    for helper in helpers:
+        module = importlib.import_module(helper["module"])
+        scope = vars(module)
+        imported: dict[str, Any] = {}
+        exec(compile(helper["imports"], "<reference imports>", "exec", dont_inherit=True), imported)
+        for name, value in imported.items():
+            if name != "__builtins__" and name not in scope:
+                scope[name] = value
+        before = scope.get(helper["name"])
+        exec(compile(helper["source"], f"<reference {helper['module']}.{helper['name']}>", "exec",
+                     flags=__future__.annotations.compiler_flag, dont_inherit=True), scope)
+        after = scope[helper["name"]]
+        if before is None:
+            continue
+        for other in list(sys.modules.values()):
+            where = getattr(other, "__file__", None) or ""
+            if other is not module and where.startswith(code_dir):
+                for name, value in list(vars(other).items()):
+                    if value is before:
+                        setattr(other, name, after)
+
+
+def run_steps(steps: list[dict[str, Any]], code_dir: str,
+              helpers: list[HelperCode] | None = None) -> StepsResult:
     names = Namespace()
     outcomes: list[StepOutcome] = []
+    if helpers:
+        try:
+            install_helpers(helpers, code_dir)
+        except BaseException as error:  # the student's module does not import, most likely
+            return {"steps": [{"let_failed": True, **describe_exception(error, code_dir)}]}
     for step in steps:
         target_text = step.get("call") or step.get("get") or ""
         try:
@@ -279,7 +315,7 @@ def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: 
     sys.path[0:0] = [code_dir]
     result: StepsResult | DriverResult
     if request["kind"] == "call":
-        result = run_steps(request["steps"], code_dir)
+        result = run_steps(request["steps"], code_dir, request.get("helpers"))
         with contextlib.suppress(BaseException):
             sys.stdout.flush()
     else:

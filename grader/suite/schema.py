@@ -18,6 +18,7 @@ from grader.errors import UserError
 from grader.sandboxes import SandboxChoice
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+HELPER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class SuiteError(UserError):
@@ -183,7 +184,7 @@ def _check_regex(pattern: str) -> None:
         raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from error
 
 
-Comparator = Literal["equal", "unordered", "approx", "set"]
+Comparator = Literal["equal", "unordered", "approx", "set", "at_most"]
 Show = Literal["plain", "str", "repr", "attrs"]
 
 
@@ -262,6 +263,11 @@ class TestSpec(Strict):
     steps_from: str | None = None
     transcript: Transcript | None = None
     normalize: Normalize | None = None
+    reference_helpers: dict[str, str] = Field(
+        default_factory=dict, description="helper functions this test runs with the reference's "
+        "versions of, each mapped to the test that grades it ({module.function: test}), so that a "
+        "wrong helper costs only its own question; only these functions' reference code enters "
+        "the test's process (see docs/suites.md)")
 
     @model_validator(mode="after")
     def _one_kind(self) -> TestSpec:
@@ -274,6 +280,16 @@ class TestSpec(Strict):
             raise ValueError("'call' needs exactly one of 'cases' or 'cases_from'")
         if self.steps is not None and self.steps_from is not None:
             raise ValueError("use one of 'steps' or 'steps_from'")
+        if self.reference_helpers and self.transcript is not None:
+            raise LocatedError(("reference_helpers",), "a transcript test runs a program and "
+                               "cannot swap in reference helpers")
+        for helper in self.reference_helpers:
+            if not HELPER_PATTERN.match(helper):
+                raise LocatedError(("reference_helpers", helper),
+                                   f"'{helper}' is not module.function")
+            if helper == self.call:
+                raise LocatedError(("reference_helpers", helper), f"'{helper}' is the function "
+                                   "this test grades: it must run as the student wrote it")
         return self
 
     @property
@@ -336,6 +352,24 @@ class Suite(Strict):
         overlap = set(self.submit) & set(self.given)
         if overlap:
             raise ValueError(f"files both submitted and given: {sorted(overlap)}")
+        return self
+
+    @model_validator(mode="after")
+    def _helpers_known(self) -> Suite:
+        """Reference helpers belong to submitted modules and name the tests that grade them."""
+        submitted = {name.removesuffix(".py") for name in self.submit}
+        names = {test.name for test in self.tests}
+        for index, test in enumerate(self.tests):
+            for helper, question in test.reference_helpers.items():
+                where = ("tests", index, "reference_helpers", helper)
+                if helper.split(".")[0] not in submitted:
+                    raise LocatedError(where, f"'{helper}' is not in a submitted module "
+                                       f"({', '.join(sorted(submitted))})")
+                if question not in names:
+                    raise LocatedError(where, f"no test named '{question}' grades it")
+                if question == test.name:
+                    raise LocatedError(where, f"'{helper}' is graded by this very test: it must "
+                                       "run as the student wrote it")
         return self
 
     @property

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
+from pathlib import Path
+
 import pytest
 
-from grader.commands.verify import verify
+from grader.commands.verify import per_question, suite_problems, verify
 from grader.suite.load import load_suite
+from tests.conftest import Build
 from tests.support import SUITE_NAMES
 
 
@@ -16,3 +20,64 @@ from tests.support import SUITE_NAMES
 def test_suite_verifies(exercise: str) -> None:
     outcome = verify(load_suite(exercise))
     assert outcome.ok, "\n".join(outcome.problems)
+
+
+def _write_mutant(project: Path, verdict: str, name: str, header: str, mutated: str) -> None:
+    original = (project / "reference" / "toy" / "toy.py").read_text()
+    diff = difflib.unified_diff(original.splitlines(keepends=True),
+                                mutated.splitlines(keepends=True), "a/toy.py", "b/toy.py")
+    folder = project / "fixtures" / "toy" / "mutants" / verdict
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.diff").write_text(header + "".join(diff))
+
+
+def test_verify_proves_a_student_like_mutant_loses_only_its_own_question(
+        grade_toy: Build, project: Path) -> None:
+    grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
+    (project / "exercises" / "toy" / "toy.py").write_text(
+        "def mask(i):\n    raise NotImplementedError\n\n\n"
+        "def read(bits, i):\n    raise NotImplementedError\n")
+    wrong_mask = HELPED_REFERENCE.replace("1 << i", "1 << (i + 1)")
+    _write_mutant(project, "WA", "mask-off-by-one", "mask shifts one too far.\ntests: mask\n",
+                  wrong_mask)
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert outcome.ok, outcome.problems
+    assert outcome.lost == {"WA/mask-off-by-one": ["mask"]}
+    assert per_question(outcome) == ["mask: WA/mask-off-by-one (only its own)"]
+
+    suite = load_suite("toy").path
+    suite.write_text(HELPED_SUITE.replace("    reference_helpers: {toy.mask: mask}\n", ""))
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert "mutant WA/mask-off-by-one: test read got WA, expected AC" in outcome.problems
+    assert per_question(outcome) == ["mask: WA/mask-off-by-one (also loses read)"]
+
+
+def test_verify_names_a_helper_the_reference_does_not_define(grade_toy: Build, project: Path) -> None:
+    grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
+    (project / "reference" / "toy" / "toy.py").write_text(
+        HELPED_REFERENCE.replace("def mask(i: int) -> int:\n    return 1 << i\n", "mask = None\n"))
+    problems = suite_problems(load_suite("toy"))
+    assert any("defines no top-level function 'mask'" in p for p in problems), problems
+
+
+HELPED_SUITE = """\
+exercise: toy
+submit: [toy.py]
+tests:
+  - name: mask
+    call: toy.mask
+    cases: [[0], [3]]
+  - name: read
+    call: toy.read
+    cases: [[5, 0], [5, 1], [5, 2]]
+    reference_helpers: {toy.mask: mask}
+"""
+
+HELPED_REFERENCE = """\
+def mask(i: int) -> int:
+    return 1 << i
+
+
+def read(bits: int, i: int) -> bool:
+    return bits & mask(i) != 0
+"""

@@ -38,6 +38,18 @@ BROKEN = {
                   "normalize.mask"),
     "duplicate-test": (VALID + "  - name: answer\n    call: toy.answer\n    cases: [[2]]\n",
                        "two tests are named 'answer'"),
+    "helper-is-the-test": (VALID + "    reference_helpers: {toy.answer: answer}\n",
+                           ":7: tests.0.reference_helpers.toy.answer: 'toy.answer' is the function "
+                           "this test grades"),
+    "helper-unknown-question": (VALID + "    reference_helpers: {toy.mask: mask}\n",
+                                ":7: tests.0.reference_helpers.toy.mask: no test named 'mask'"),
+    "helper-not-submitted": (VALID + "    reference_helpers: {prelude.mask: answer}\n",
+                             "'prelude.mask' is not in a submitted module (toy)"),
+    "helper-not-dotted": (VALID + "    reference_helpers: {mask: answer}\n",
+                          "'mask' is not module.function"),
+    "helper-own-question": (VALID + "  - name: other\n    call: toy.other\n    cases: [[2]]\n"
+                            "    reference_helpers: {toy.answer: other}\n",
+                            "'toy.answer' is graded by this very test"),
 }
 
 
