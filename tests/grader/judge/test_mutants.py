@@ -1,9 +1,9 @@
 """Known submissions as patches of the reference: read, applied, and right variants graded.
 
 Right variants (fixtures/NAME/mutants/AC/*.diff) get full marks: alphabeta's `bval-variants`
-evaluates with other (equivalent) alpha-beta conventions; gametree's and boardgame's
-`plain-student` are written the plain way the stubs suggest, and show that the time limits leave
-room for them (bench/boardgame_games.py compares their times with the reference's).
+evaluates with other (equivalent) alpha-beta conventions; every exercise's `plain-student` is
+written the plain way the stubs suggest, and shows that the time limits leave room for it
+(bench/plain_limits.py compares each test's CPU with its limit).
 """
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ def test_a_mutant_cannot_patch_outside_the_reference(project: Path) -> None:
     assert not (project / "outside.py").exists()
 
 
-def _full_marks(exercise: str) -> None:
+def _full_marks(exercise: str, name: str) -> None:
     loaded = load_suite(exercise)
-    (mutant,) = [m for m in mutants_of(loaded.exercise) if m.verdict is Verdict.AC]
+    (mutant,) = [m for m in mutants_of(loaded.exercise) if m.name == f"AC/{name}"]
     with applied(mutant, loaded.exercise.reference) as folder:
         report = grade(loaded, folder, overlay=loaded.exercise.reference, sandbox="process")
     verdicts = {result.name: result.verdict for result in report.results}
@@ -84,14 +84,18 @@ def _full_marks(exercise: str) -> None:
 
 
 def test_alphabeta_variants_get_full_marks() -> None:
-    _full_marks("alphabeta")
+    _full_marks("alphabeta", "bval-variants")
 
 
+@pytest.mark.parametrize("exercise", ["alphabeta", "bitgrid"])
+def test_plain_student_gets_full_marks(exercise: str) -> None:
+    _full_marks(exercise, "plain-student")
+
+
+# ultimate's plain solution takes ~90 s of CPU: `grader verify ultimate` (tests/grader/commands/
+# test_verify.py) grades it already.
 @pytest.mark.slow
-def test_plain_gametree_student_gets_full_marks() -> None:
-    _full_marks("gametree")
+@pytest.mark.parametrize("exercise", ["gametree", "boardgame"])
+def test_plain_student_of_a_heavy_suite_gets_full_marks(exercise: str) -> None:
+    _full_marks(exercise, "plain-student")
 
-
-@pytest.mark.slow
-def test_plain_boardgame_student_gets_full_marks() -> None:
-    _full_marks("boardgame")
