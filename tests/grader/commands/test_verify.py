@@ -10,6 +10,7 @@ import pytest
 from grader.commands.verify import per_question, suite_problems, verify
 from grader.suite.load import load_suite
 from tests.conftest import Build
+from tests.grader.judge.test_reference_helpers import SUITE as HELPED_SUITE
 from tests.support import SUITE_NAMES
 
 
@@ -59,19 +60,6 @@ def test_verify_names_a_helper_the_reference_does_not_define(grade_toy: Build, p
     problems = suite_problems(load_suite("toy"))
     assert any("defines no top-level function 'mask'" in p for p in problems), problems
 
-
-HELPED_SUITE = """\
-exercise: toy
-submit: [toy.py]
-tests:
-  - name: mask
-    call: toy.mask
-    cases: [[0], [3]]
-  - name: read
-    call: toy.read
-    cases: [[5, 0], [5, 1], [5, 2]]
-    reference_helpers: {toy.mask: mask}
-"""
 
 HELPED_REFERENCE = """\
 def mask(i: int) -> int:
