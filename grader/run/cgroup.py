@@ -61,6 +61,40 @@ def _mounts() -> list[tuple[Path, str, set[str]]]:
 
 
 @functools.cache
+def every_hierarchy() -> dict[str, Hierarchy]:
+    """Every mounted hierarchy whose grader group we may write, keyed as /proc/PID/cgroup names
+    it ('cpu,cpuacct', 'name=systemd', '' for v2): a test gets a group of its own in each, so
+    that it never shares the grader's group anywhere (freezer, cpu, cpuset ... included)."""
+    if os.geteuid() != 0:
+        return {}
+    try:
+        own, mounts = _own_lines(), _mounts()
+    except (OSError, ValueError):
+        return {}
+    found: dict[str, Hierarchy] = {}
+    for key, path in own.items():
+        wanted = set(key.split(",")) if key else set()
+        for point, kind, options in mounts:
+            if (kind == "cgroup2") != (key == "") or (key and not wanted <= options):
+                continue
+            base = point / path.lstrip("/")
+            if os.access(base, os.W_OK):
+                found[key] = Hierarchy(base, 2 if key == "" else 1)
+            break
+    return found
+
+
+def _own_lines() -> dict[str, str]:
+    """The controllers field of each line of /proc/self/cgroup -> the grader's group path."""
+    paths: dict[str, str] = {}
+    with open("/proc/self/cgroup") as listing:
+        for line in listing:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            paths[controllers] = path
+    return paths
+
+
+@functools.cache
 def hierarchies() -> dict[str, Hierarchy]:
     """Each usable controller's hierarchy ('memory', 'cpu', 'pids'), v1 preferred over v2."""
     if os.geteuid() != 0:
@@ -143,6 +177,10 @@ class GraderGroups:
                 path.mkdir()
             except OSError:
                 return None
+            if (base / "cpuset.cpus").exists():  # v1 cpuset: children start with no CPU at all
+                for name in ("cpuset.cpus", "cpuset.mems"):
+                    _write(path / name, _read(base / name).strip())
+                _write(path / "cgroup.clone_children", "1")
             if base in {h.base for h in hierarchies().values() if h.version == 2}:
                 enabled = _read(base / "cgroup.subtree_control").split()
                 _write(path / "cgroup.subtree_control",
@@ -161,11 +199,29 @@ _groups = GraderGroups()
 atexit.register(_groups.remove)
 
 
+def _make_test_folder(base: Path, number: int, made: dict[Path, Path]) -> Path | None:
+    """The test's folder below the grader's group in the hierarchy at `base` (made once)."""
+    if base not in made:
+        parent = _groups.parent_in(base)
+        if parent is None:
+            return None
+        folder = parent / f"t{number}"
+        try:
+            folder.mkdir()
+        except OSError:
+            return None
+        made[base] = folder
+    return made[base]
+
+
 class TestCgroup:
     """The group of one test, in every available hierarchy."""
 
-    def __init__(self, folders: dict[str, tuple[Path, int]]) -> None:
+    def __init__(self, folders: dict[str, tuple[Path, int]], contained: dict[str, Path],
+                 missing: list[str]) -> None:
         self.folders = folders  # controller -> (folder, version)
+        self.contained = contained  # every hierarchy (as /proc/PID/cgroup names it) -> folder
+        self.missing = missing  # hierarchies where no group could be made for the test
 
     @classmethod
     def create(cls) -> TestCgroup | None:
@@ -176,30 +232,33 @@ class TestCgroup:
         number = next(_groups.numbers)
         folders: dict[str, tuple[Path, int]] = {}
         made: dict[Path, Path] = {}
+        contained: dict[str, Path] = {}
+        missing: list[str] = []
+        for key, hierarchy in sorted(every_hierarchy().items()):
+            folder = _make_test_folder(hierarchy.base, number, made)
+            if folder is None:
+                missing.append(key or "unified")
+            else:
+                contained[key] = folder
         for controller, hierarchy in found.items():
-            if hierarchy.base not in made:
-                parent = _groups.parent_in(hierarchy.base)
-                if parent is None:
-                    continue
-                folder = parent / f"t{number}"
-                try:
-                    folder.mkdir()
-                except OSError:
-                    continue
-                made[hierarchy.base] = folder
-            folders[controller] = (made[hierarchy.base], hierarchy.version)
-        return cls(folders)
+            measuring = _make_test_folder(hierarchy.base, number, made)
+            if measuring is not None:
+                folders[controller] = (measuring, hierarchy.version)
+        return cls(folders, contained, missing)
 
-    def set_limits(self, memory_bytes: int, tasks: int) -> None:
-        """The kernel's hard backstops: memory (no swap) and tasks (threads count)."""
+    def set_limits(self, memory_bytes: int, tasks: int) -> bool:
+        """The kernel's hard backstops: memory (no swap) and tasks (threads count); False if a
+        write was refused."""
+        written = True
         if "memory" in self.folders:
             folder, version = self.folders["memory"]
-            _write(folder / ("memory.limit_in_bytes" if version == 1 else "memory.max"),
-                   str(memory_bytes))
-            if version == 2:
-                _write(folder / "memory.swap.max", "0")
+            written &= _write(folder / ("memory.limit_in_bytes" if version == 1 else "memory.max"),
+                              str(memory_bytes))
+            if version == 2 and (folder / "memory.swap.max").exists():
+                written &= _write(folder / "memory.swap.max", "0")
         if "pids" in self.folders:
-            _write(self.folders["pids"][0] / "pids.max", str(tasks))
+            written &= _write(self.folders["pids"][0] / "pids.max", str(tasks))
+        return written
 
     @property
     def measures(self) -> set[str]:
@@ -207,9 +266,9 @@ class TestCgroup:
         return set(self.folders) & set(CONTROLLERS)
 
     def add(self, pid: int) -> bool:
-        """Move `pid` into every hierarchy's group; False if any refused."""
-        return all(_write(folder / "cgroup.procs", str(pid))
-                   for folder in {folder for folder, _ in self.folders.values()})
+        """Move `pid` into its group in every hierarchy; False if any refused."""
+        folders = {folder for folder, _ in self.folders.values()} | set(self.contained.values())
+        return all(_write(folder / "cgroup.procs", str(pid)) for folder in folders)
 
     def cpu_s(self) -> float | None:
         if "cpu" not in self.folders:
@@ -249,6 +308,8 @@ class TestCgroup:
         return _keyed(_read(self.folders["pids"][0] / "pids.events"), "max")
 
     def processes(self) -> set[int]:
+        if not self.folders:
+            return set()
         folder = next(iter(self.folders.values()))[0]
         return {int(pid) for pid in _read(folder / "cgroup.procs").split()}
 
@@ -278,7 +339,7 @@ class TestCgroup:
     def try_remove(self) -> bool:
         """Remove the group's folders if it is empty now; True once they are all gone."""
         gone = True
-        for folder in {folder for folder, _ in self.folders.values()}:
+        for folder in {folder for folder, _ in self.folders.values()} | set(self.contained.values()):
             try:
                 folder.rmdir()
             except FileNotFoundError:

@@ -16,12 +16,14 @@ in this order:
    /tmp is a fresh tmpfs; the test's code and inputs stay visible, read-only, where they were.
 3. `size_scratch`: /tmp, the only writable place, is capped in bytes and files; the kernel
    charges its pages to the test's memory cgroup, so written files count as memory.
-4. `drop_bounding_set` (before the request arrives) and `drop_capabilities` (after /tmp is
-   sized): empty capability sets and bounding set, no_new_privs: nothing the test runs can
-   regain a privilege, undo a mount or leave the namespaces.
+4. `drop_bounding_set` (before the request arrives), `become` (the test's own unprivileged uid,
+   when the grader is real root) and `drop_capabilities`: empty capability sets and bounding
+   set, no_new_privs: nothing the test runs can regain a privilege.
+5. `install_seccomp`: the filter of `policy.py`: no namespace, mount, keyring, trace, bpf ... ever.
 
-Each step raises `ConfineError` when the kernel refuses; the fork server then runs tests without
-namespaces and says so (see docs/isolation.md for what each mode guarantees).
+Each step raises `ConfineError` when the kernel refuses; the test then reports why and runs
+nothing (namespaces refused: the fork server runs tests without them and says so). The parent
+checks what each test got from outside (`grader/run/boundary.py`) before any student code runs.
 """
 
 from __future__ import annotations
@@ -103,7 +105,7 @@ def _write(path: str, text: str) -> None:
 
 def set_not_dumpable() -> None:
     """Keep processes of the same user from reading our memory, descriptors or /proc entries."""
-    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")
 
 
 def enter_namespaces(own_network: bool) -> bool:
@@ -214,10 +216,19 @@ def size_scratch(size_bytes: int, files: int) -> None:
 
 
 def drop_bounding_set() -> None:
-    """No capability can ever be gained again (through exec), and no setuid program works."""
+    """No capability can ever be gained again (through exec), and no setuid program works.
+
+    Without CAP_SETPCAP (an unprivileged grader, no user namespace) the bounding set stays as it
+    is: with no_new_privs and no capability in any set, nothing can draw on it.
+    """
     for capability in range(CAP_LAST_CAP + 1):
-        if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
-            break  # EINVAL: past the kernel's last capability
+        if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            error = ctypes.get_errno()
+            if error == 22:
+                break  # EINVAL: past the kernel's last capability
+            if error == 1 and os.geteuid() != 0:
+                break  # EPERM: not ours to drop (see above)
+            raise ConfineError(error, f"dropping capability {capability}: {os.strerror(error)}")
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
@@ -233,4 +244,52 @@ PR_SET_CHILD_SUBREAPER = 36
 
 def become_subreaper() -> None:
     """Orphaned descendants become our children (and so are ours to kill and reap)."""
-    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "child subreaper")
+
+
+def reach(paths: list[str]) -> None:
+    """Let an unprivileged test reach `paths` (the interpreter, its code, its inputs).
+
+    An ancestor that others cannot enter (a 0700 /root holding the interpreter) is covered by an
+    empty read-only tmpfs that keeps only the paths below it, so the rest stays out of reach.
+    """
+    for path in paths:
+        parts = os.path.normpath(path).split("/")[1:-1]
+        for depth in range(1, len(parts) + 1):
+            ancestor = "/" + "/".join(parts[:depth])
+            if not os.stat(ancestor).st_mode & 0o001:
+                kept = [p for p in paths if _under(p, ancestor)]
+                _cover(ancestor, "size=64k,nr_inodes=256,mode=0755", MS_NOSUID | MS_NODEV, kept)
+                _mount(None, ancestor, None, MS_REMOUNT_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+                break
+
+
+def become(uid: int) -> None:
+    """Switch every user and group id to `uid`, with no supplementary group (real root only).
+
+    The test then owns nothing of the grader's: cgroup files, the results folder, the grader's
+    processes and root's keyring are out of reach by ownership; its capabilities are gone too.
+    """
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid) or os.getgroups():
+        raise ConfineError(1, f"the switch to uid {uid} did not take")
+
+
+PR_SET_SECCOMP = 22
+PR_GET_SECCOMP = 21
+SECCOMP_MODE_FILTER = 2
+
+
+class _SockFilterProgram(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_seccomp(program: bytes) -> None:
+    """Install the compiled filter (grader/run/policy.py); needs no_new_privs or privilege."""
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFilterProgram(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+    if _libc.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != SECCOMP_MODE_FILTER:
+        raise ConfineError(1, "seccomp: the filter is not in force")

@@ -5,7 +5,9 @@ inside bubblewrap). On the fork server's stdin/stdout, one JSON object per line:
 
     <- Ready                      once the first test's processes wait for their request
     -> CallRequest | DriverRequest
-    <- Started                    (the parent moves the test into its cgroup)
+    <- Started                    the test has confined itself (or says why it could not); the
+                                  parent checks its boundary from outside, moves it into its
+                                  cgroups
     -> GO
     <- Done, then exactly `result_bytes` bytes: what the test process wrote on its result pipe
        (a StepsResult or DriverResult if it is honest; checked by `grader.run.received`).
@@ -36,6 +38,9 @@ class ServerConfig(TypedDict):
     sandboxed: bool  # inside bubblewrap (which has its own network namespace)
     namespaces: bool
     done_at_result: bool  # report `done` when the result is in, before the exit (cgroups measure)
+    test_uid: int | None  # the unprivileged uid every test switches to (None: the grader's own)
+    seccomp: str  # the compiled filter every test installs (hex; grader/run/policy.py)
+    reach: list[str]  # folders the test must reach although an ancestor is closed (the interpreter)
 
 
 class RequestLimits(TypedDict):
@@ -85,6 +90,7 @@ class Ready(TypedDict):
 class Started(TypedDict):
     event: Literal["started"]
     test: int
+    confined: str  # empty when the test confined itself, else why it could not (it runs nothing)
 
 
 class Done(TypedDict):
@@ -155,7 +161,9 @@ def ready(message: Any) -> Ready:
 
 def started(message: Any) -> Started:
     """A `started` message, checked."""
-    return Started(event="started", test=_field(_event(message, "started"), "test", (int,)))
+    data = _event(message, "started")
+    return Started(event="started", test=_field(data, "test", (int,)),
+                   confined=str(data.get("confined", "no confinement report"))[:300])
 
 
 def done(message: Any) -> Done:

@@ -7,6 +7,7 @@ hands it one request per test and takes nothing it says unchecked (`channel`, `p
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import select
@@ -18,7 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader.run import procfs
+from grader.run import policy, procfs
+from grader.run.boundary import Boundary, test_uid
 from grader.run.cgroup import TestCgroup
 from grader.run.channel import Channel, ServerFault, ServerStartError
 from grader.run.protocol import (
@@ -30,13 +32,14 @@ from grader.run.protocol import (
     RequestLimits,
     ServerConfig,
 )
-from grader.run.sandbox import bwrap_prefix, interpreter
-from grader.run.watchdog import ANSWER_TIMEOUT_S, RunOutcome, Test
+from grader.run.sandbox import bwrap_prefix, interpreter, promise
+from grader.run.watchdog import ANSWER_TIMEOUT_S, BoundaryShort, RunOutcome, Test
 from grader.sandboxes import Confinement
 from grader.suite.schema import Limits
 
 WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py")  # the fork server's code
 START_TIMEOUT_S = 30.0
+_slots = itertools.count()  # each fork server of this process gets its own tests' uid
 
 
 class ForkServer:
@@ -59,19 +62,30 @@ class ForkServer:
         self.why_no_namespaces = ""
         self.spare_cgroup: TestCgroup | None = None
         self.ending: list[TestCgroup] = []  # groups of tests that answered and are being ended
+        self.test_uid = test_uid(next(_slots)) if os.geteuid() == 0 else None
+        self.promise = promise(sandbox, self.test_uid)
+        self.boundary: Boundary | None = None  # what the last test got, checked from outside
 
     # -- life cycle
 
     def start(self) -> None:
         shutil.rmtree(self.io_dir, ignore_errors=True)
-        self.io_dir.mkdir(mode=0o700)
+        self.io_dir.mkdir()
+        self.io_dir.chmod(0o711)  # a test without namespaces reaches its own folder, lists none
         if self.spare_cgroup is None:
             self.spare_cgroup = TestCgroup.create()
         measured = self.spare_cgroup is not None and self.spare_cgroup.measures >= {"cpu", "memory"}
-        config = ServerConfig(code_dir=str(self.code_dir), io_dir=str(self.io_dir),
-                              inputs=[str(self.inputs)] if self.inputs else [],
-                              sandboxed=self.sandbox == "bwrap", namespaces=True,
-                              done_at_result=measured)
+        try:
+            program = policy.compiled().program
+        except policy.PolicyUnavailable as error:
+            raise ServerStartError(str(error)) from error
+        inputs = [str(self.inputs)] if self.inputs else []
+        config = ServerConfig(code_dir=str(self.code_dir), io_dir=str(self.io_dir), inputs=inputs,
+                              sandboxed=self.sandbox == "bwrap",
+                              namespaces=self.sandbox != "container", done_at_result=measured,
+                              test_uid=self.test_uid, seccomp=program.hex(),
+                              reach=[str(Path(sys.base_prefix).resolve()), str(self.code_dir),
+                                     *inputs])
         if self.sandbox == "bwrap":
             worker_dir = self.scratch / "worker"
             worker_dir.mkdir(exist_ok=True)
@@ -183,6 +197,9 @@ class ForkServer:
         outcome = RunOutcome(limits=limits)
         try:
             Test(self, request, limits, outcome).run()
+        except BoundaryShort as error:
+            outcome.worker_failure = str(error)
+            self.stop()
         except (ServerFault, OSError) as error:
             outcome.worker_failure = f"the grader's fork server failed during this test ({error})"
             self.stop()

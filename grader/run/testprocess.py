@@ -272,15 +272,25 @@ def keep_only(fds: set[int]) -> None:
     os.closerange(low, 1 << 20)
 
 
-def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: int, err_fd: int,
-                 ready_fd: int, work_dir: str, namespaces: bool) -> None:
-    """Runs as the test: wait for the request, set limits, redirect, run, send back, exit."""
-    os.write(ready_fd, b"r")
-    os.close(ready_fd)
-    with contextlib.suppress(OSError):
-        confine.drop_bounding_set()
-    request: Request = json.loads(_read_to_end(request_fd))
-    os.close(request_fd)
+def _read_exactly(fd: int, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        chunk = os.read(fd, min(65536, size - len(data)))
+        if not chunk:
+            raise EOFError("the request ended early")
+        data += chunk
+    return bytes(data)
+
+
+def read_request(fd: int) -> Request:
+    """The request: its length (8 decimal digits, a newline), then its JSON."""
+    size = int(_read_exactly(fd, 9))
+    return json.loads(_read_exactly(fd, size))  # type: ignore[no-any-return]
+
+
+def confine_test(config: ServerConfig, request: Request, out_fd: int, err_fd: int,
+                 work_dir: str, namespaces: bool) -> str:
+    """Everything the test does to itself before its request's code runs; its working folder."""
     limits = request["limits"]
     os.setsid()
     for sig in (signal.SIGXFSZ, signal.SIGXCPU, signal.SIGPIPE, signal.SIGTERM, signal.SIGINT):
@@ -293,7 +303,6 @@ def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: 
     os.dup2(stdin_fd, 0)
     os.dup2(out_fd, 1)
     os.dup2(err_fd, 2)
-    keep_only({result_fd})
     os.chdir(work_dir)
     backstop = int(limits["cpu_s"] * 1.25) + 2  # the parent judges; the kernel only backs it up
     resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
@@ -301,8 +310,36 @@ def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: 
     largest = max(limits["output_bytes"], limits["scratch_bytes"]) + 1
     resource.setrlimit(resource.RLIMIT_FSIZE, (largest, largest))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    with contextlib.suppress(OSError):
-        confine.drop_capabilities()  # after /tmp was sized: that needs one
+    if config["test_uid"] is not None:
+        confine.become(config["test_uid"])
+    confine.drop_capabilities()
+    confine.install_seccomp(bytes.fromhex(config["seccomp"]))
+    return work_dir
+
+
+def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: int, err_fd: int,
+                 ready_fd: int, work_dir: str, namespaces: bool) -> None:
+    """Runs as the test: take the request, confine, say so, wait for `g`, run, send back, exit.
+
+    Nothing of the request runs before the parent has checked the boundary from outside and
+    moved the test into its cgroups: it says `g` only then. A step that fails ends the test
+    with the reason on its ready pipe (`x...`), before any of the request's code ran.
+    """
+    os.write(ready_fd, b"r")
+    try:
+        confine.drop_bounding_set()
+        request = read_request(request_fd)
+        work_dir = confine_test(config, request, out_fd, err_fd, work_dir, namespaces)
+        keep_only({result_fd, request_fd, ready_fd})
+    except BaseException as error:
+        with contextlib.suppress(BaseException):
+            os.write(ready_fd, b"x" + f"{type(error).__name__}: {error}".encode()[:300])
+        os._exit(71)
+    os.write(ready_fd, b"c")
+    os.close(ready_fd)
+    if os.read(request_fd, 1) != b"g":
+        os._exit(0)
+    os.close(request_fd)
     os.environ.clear()
     os.environ.update({**MINIMAL_ENV, "HOME": work_dir, "TMPDIR": work_dir, **request["env"]})
     code_dir = config["code_dir"]

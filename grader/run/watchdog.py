@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeAlias
 
-from grader.run import procfs
+from grader.run import boundary, procfs
+from grader.run.boundary import Boundary, Promise
 from grader.run.cgroup import TestCgroup
 from grader.run.channel import Channel, ServerFault
 from grader.run.protocol import GO, RESULT_CAP_BYTES, Done, Request
@@ -30,6 +31,10 @@ ANSWER_TIMEOUT_S = 10.0
 AFTER_KILL_TIMEOUT_S = 10.0
 MEMORY_BACKSTOP = (1.25, 32 * 1024 * 1024)  # the kernel's hard limit: limit x 1.25 + 32 MB
 KillReason: TypeAlias = Literal["cpu", "wall", "memory", "output", "processes"]
+
+
+class BoundaryShort(ServerFault):
+    """A test did not get the boundary its sandbox level promises: it runs nothing (JE)."""
 
 
 @dataclass
@@ -57,8 +62,11 @@ class Server(Protocol):
     server_pid: int
     server_rss_kb: int
     namespaces: bool
+    why_no_namespaces: str
     io_dir: Path
     spare_cgroup: TestCgroup | None
+    promise: Promise
+    boundary: Boundary | None
 
     def send(self, data: bytes) -> None: ...
 
@@ -89,7 +97,10 @@ class Test:
         assert server.channel is not None
         try:
             server.send(json.dumps(self.request).encode() + b"\n")
-            self.number = server.channel.started(time.monotonic() + ANSWER_TIMEOUT_S)["test"]
+            started = server.channel.started(time.monotonic() + ANSWER_TIMEOUT_S)
+            self.number = started["test"]
+            if started["confined"]:
+                raise BoundaryShort(f"the test could not confine itself: {started['confined']}")
             self._enclose()
             server.send(GO)
             done = self._watch(time.monotonic())
@@ -121,14 +132,33 @@ class Test:
         self.cgroup = server.spare_cgroup or TestCgroup.create()
         server.spare_cgroup = None
         if self.cgroup is not None:  # the reporter stays out: it only waits, and must outlive a kill
-            self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE)
+            if not self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE):
+                raise BoundaryShort("the kernel refused the test's memory or task limit")
             if not self.cgroup.add(self.student):
                 raise ServerFault("could not move the test into its cgroup")
+        self._check_boundary()
         if self.cgroup is None or "memory" not in self.cgroup.measures:
             self.baseline_kb = procfs.status_kb(server.server_pid, b"VmRSS:")
         base = server.io_dir / str(self.number)
         self.out_fd = procfs.open_untrusted(base.with_suffix(".out"))
         self.err_fd = procfs.open_untrusted(base.with_suffix(".err"))
+
+    def _check_boundary(self) -> None:
+        """Read what the test got from outside; refuse to let it run when it falls short."""
+        server = self.server
+        groups = self.cgroup.contained if self.cgroup is not None else {}
+        try:
+            got = boundary.read(self.student, server.server_pid, groups)
+        except boundary.BoundaryUnreadable as error:
+            raise BoundaryShort(f"the test's boundary could not be checked: {error.strerror}") from error
+        server.boundary = got
+        problems = boundary.shortfalls(got, server.promise)
+        if self.cgroup is not None and self.cgroup.missing:
+            problems.append(f"no cgroup of its own in {', '.join(self.cgroup.missing)}")
+        if problems:
+            why = f" (namespaces: {server.why_no_namespaces})" if server.why_no_namespaces else ""
+            raise BoundaryShort(f"the test's boundary is weaker than the sandbox promises: it "
+                                f"{'; it '.join(problems)}{why}")
 
     def _sample(self, started: float) -> KillReason | None:
         """Why the test must be stopped now, if it must."""

@@ -100,6 +100,8 @@ class Server:
         work_dir = base + ".d"
         if not self.namespaces:
             os.mkdir(work_dir, 0o700)
+            if self.config["test_uid"] is not None:
+                os.chown(work_dir, self.config["test_uid"], self.config["test_uid"])
         request_r, request_w = os.pipe()
         result_r, result_w = os.pipe()
         report_r, report_w = os.pipe()
@@ -132,12 +134,12 @@ class Server:
     def finish(self, prepared: Prepared) -> Prepared | None:
         """The launched test once it waits for its request, or None if the namespaces failed."""
         ready = os.read(prepared.ready_fd, 1)  # the test has done all it can before its request
-        os.close(prepared.ready_fd)
         if prepared.report_fd is None:
             return prepared
         kind, _, value = _read_line(prepared.report_fd).strip().partition(" ")
         if kind != "student" or ready != b"r":
-            for fd in (prepared.request_fd, prepared.result_fd, prepared.report_fd):
+            for fd in (prepared.request_fd, prepared.result_fd, prepared.report_fd,
+                       prepared.ready_fd):
                 os.close(fd)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(prepared.waited, 0)
@@ -156,6 +158,7 @@ class Server:
         in_user_namespace = confine.enter_namespaces(own_network=not self.config["sandboxed"])
         kept = [self.config["code_dir"], *self.config["inputs"]]
         confine.seal_file_system([self.io_dir], kept, in_user_namespace)
+        confine.reach(self.config["reach"])
         student = os.fork()
         if student == 0:
             os.close(report_w)
@@ -170,13 +173,17 @@ class Server:
 
     def run(self, prepared: Prepared, request: bytes, control_in: io.BufferedReader,
             control_out: io.BufferedWriter) -> None:
-        send(control_out, Started(event="started", test=prepared.number))
+        with contextlib.suppress(OSError):
+            _write_all(prepared.request_fd, b"%08d\n" % len(request) + request)
+        confined = _read_confined(prepared.ready_fd)
+        os.close(prepared.ready_fd)
+        send(control_out, Started(event="started", test=prepared.number, confined=confined))
         go = control_in.readline()
         if not go:
             raise EOFError
         started = time.monotonic()
         with contextlib.suppress(OSError):
-            os.write(prepared.request_fd, request)
+            os.write(prepared.request_fd, b"g" if not confined else b"")
         os.close(prepared.request_fd)
         if self.namespaces:  # the next test's processes are forked while this one runs
             self.ahead = self.launch()
@@ -263,6 +270,27 @@ class Server:
             self.run(prepared, request, control_in, control_out)
             launched = self.ahead
             prepared = (self.finish(launched) if launched else None) or self.prepare()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_confined(fd: int) -> str:
+    """'' when the test confined itself (it wrote `c`), else why not (`x...` or its end)."""
+    answer = b""
+    while len(answer) < 301:
+        chunk = os.read(fd, 301 - len(answer))
+        if not chunk:
+            break
+        answer += chunk
+        if answer == b"c":
+            return ""
+    if answer.startswith(b"x"):
+        return answer[1:].decode("utf-8", "replace") or "the test could not confine itself"
+    return "the test ended before it confined itself"
 
 
 def _read_line(fd: int) -> str:
