@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the driver")
 
     commands.add_parser("list", help="the exercises, their drivers and points")
+    commands.add_parser("doctor", help="what this host supports for the sandbox, level by level")
 
     record_cmd = commands.add_parser("record", help="record expectations from the reference")
     record_cmd.add_argument("exercise")
@@ -89,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = ("grade", "check", "run", "list", "record", "verify", "gradebook", "handout",
+COMMANDS = ("grade", "check", "run", "list", "doctor", "record", "verify", "gradebook", "handout",
             "gradescope")
 
 

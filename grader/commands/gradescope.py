@@ -65,11 +65,16 @@ if [ -z "$python" ]; then
   exit 1
 fi
 
+if ! ldconfig -p 2>/dev/null | grep -q libseccomp; then
+  can_apt && apt_install libseccomp2 || echo "setup.sh: note: libseccomp2 is missing; grading will refuse"
+fi
+chmod -R go-rwx "$SOURCE"
+
 if ! command -v bwrap >/dev/null 2>&1; then
   if can_apt && apt_install bubblewrap; then
     echo "setup.sh: installed bubblewrap"
   else
-    echo "setup.sh: note: bubblewrap is not installed; tests run under process limits only"
+    echo "setup.sh: note: bubblewrap is not installed; tests run at the container level"
   fi
 fi
 
@@ -88,14 +93,39 @@ RUN_AUTOGRADER = """\
 # Gradescope runs this for each submission: grade submission/ into results/results.json.
 # Root: /autograder, or $AUTOGRADER_ROOT. Every test is graded; Gradescope shows each one
 # per its visibility (visible, hidden, after_due_date) as results.json states it.
-set -euo pipefail
+# Tests run as an unprivileged uid: the grader's source, the suite and its expectations are made
+# unreadable to others first, so that the `container` level (used where bubblewrap cannot run, as
+# in Docker) hides them. Where no level that hides hidden tests can run, or the grader fails,
+# results.json grades nothing and says why.
+set -uo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
+RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
+chmod 755 "$ROOT/results"
+chmod -R go-rwx "$SOURCE"
+rm -f "$RESULTS"
 export GRADER_ROOT="$SOURCE" PYTHONPATH="$SOURCE"
 cd "$SOURCE"
-exec "$ROOT/venv/bin/python" -m grader grade "$SOURCE"/{suite} "$ROOT/submission" \\
-  --results "$ROOT/results/results.json" --sandbox auto
+"$ROOT/venv/bin/python" -m grader grade "$SOURCE"/{suite} "$ROOT/submission" \\
+  --results "$RESULTS" --sandbox auto 2> "$ROOT/results/grader.err"
+status=$?
+cat "$ROOT/results/grader.err" >&2
+if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then
+  "$ROOT/venv/bin/python" - "$RESULTS" "$status" "$ROOT/results/grader.err" <<'PY'
+import json, sys
+results, status, errors = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    why = open(errors, encoding="utf-8", errors="replace").read().strip().splitlines()[-1]
+except (OSError, IndexError):
+    why = f"the grader exited with status {status}"
+json.dump({"score": 0, "tests": [], "output": "Nothing was graded: " + why[:500] +
+           " (the autograder could not grade safely here; your instructor has been told)",
+           "extra_data": {"graded": False, "exit_status": int(status), "why": why[:500]}},
+          open(results, "w"))
+PY
+fi
+exit 0
 """
 
 

@@ -14,6 +14,7 @@ from grader.judge.grade import GradeReport, grade
 from grader.judge.helpers import helper_code
 from grader.judge.mutants import Mutant, applied, mutants_of
 from grader.judge.verdicts import Verdict
+from grader.run.doctor import host_facts
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite
 from grader.suite.schema import SuiteError
@@ -206,6 +207,8 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
 
 def run(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
+    for what, answer in host_facts():
+        console.print(f"host: {what}: {answer}", soft_wrap=True, markup=False, highlight=False)
     outcome = verify(loaded, progress=console.print, sandbox=args.sandbox)
     if outcome.lost:
         console.print("[bold]mutants per question[/]")

@@ -13,7 +13,7 @@ from grader.judge.judgement import Judgement
 from grader.judge.testrun import Grader, prepared_submission
 from grader.judge.verdicts import TestResult, Usage, Verdict
 from grader.run.channel import ServerStartError
-from grader.run.sandbox import choose
+from grader.run.sandbox import SandboxUnavailable, choose, exposed
 from grader.run.watchdog import RunOutcome
 from grader.sandboxes import SandboxChoice
 from grader.suite.load import LoadedSuite
@@ -27,6 +27,7 @@ class GradeReport:
     results: list[TestResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     sandbox: str = ""
+    boundary: str = ""  # what the tests got, as the parent checked it (grader/run/boundary.py)
     missing: list[str] = field(default_factory=list)  # submitted files the submission lacks
 
     @property
@@ -85,6 +86,17 @@ def select_tests(loaded: LoadedSuite, public_only: bool,
     return tests
 
 
+def keep_hidden_from_tests(loaded: LoadedSuite) -> None:
+    """Under `container`, only permissions keep the suite, the expectations and the reference
+    from the tests' uid: refuse to grade when a stranger could read any of them."""
+    readable = exposed([loaded.path, loaded.fixtures, loaded.exercise.reference])
+    if readable:
+        raise SandboxUnavailable(
+            "the container sandbox hides files by permissions, and the tests' unprivileged uid "
+            f"could read {', '.join(map(str, readable))}: make them unreadable to others "
+            "(chmod -R o-rwx), or grade with --sandbox bwrap")
+
+
 def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
           names: list[str] | None = None, overlay: Path | None = None,
           on_result: Callable[[TestResult], None] | None = None,
@@ -96,7 +108,10 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
     """
     tests = select_tests(loaded, public_only, names)
     report = GradeReport(exercise=loaded.name, submission=str(source))
-    confinement = choose(sandbox, loaded.suite.sandbox, default_sandbox)
+    hidden = any(test.visibility != "visible" for test in tests)
+    confinement = choose(sandbox, loaded.suite.sandbox, default_sandbox, hidden=hidden)
+    if confinement == "container":
+        keep_hidden_from_tests(loaded)
     with prepared_submission(loaded, source, overlay) as (prepared, scratch):
         if prepared.missing:
             report.missing = list(prepared.missing)
@@ -127,6 +142,8 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                     verdicts[test.name] = result.verdict
                     if on_result is not None:
                         on_result(result)
+                boundary = grader.server.boundary
+                report.boundary = boundary.describe() if boundary is not None else "not checked"
         except ServerStartError as error:
             report.results = [result_of(test, Judgement(
                 Verdict.JE, f"the grader could not start a test process: {error}"), None)

@@ -63,6 +63,8 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
         console.print(Text(failure_text(result)))
     console.print(f"[bold]Score: {report.score:g} / {report.max_score:g}[/]"
                   f"  (sandbox: {escape(inert_text(report.sandbox or 'none'))})")
+    if report.boundary:
+        console.print(f"boundary: {escape(inert_text(report.boundary))}")
 
 
 def results_json(report: GradeReport) -> dict[str, Any]:
@@ -85,7 +87,8 @@ def results_json(report: GradeReport) -> dict[str, Any]:
     data: dict[str, Any] = {"score": report.score, "tests": tests,
                             "extra_data": {"exercise": report.exercise,
                                            "max_score": report.max_score,
-                                           "sandbox": report.sandbox}}
+                                           "sandbox": report.sandbox,
+                                           "boundary": report.boundary}}
     if report.notes:
         data["output"] = inert_text("\n".join(report.notes))
     return data
@@ -113,7 +116,7 @@ def junit_xml(report: GradeReport) -> str:
                           time=f"{total_time:.3f}")
     properties = ET.SubElement(suite, "properties")
     facts = [("score", f"{report.score:g}"), ("max_score", f"{report.max_score:g}"),
-             ("sandbox", report.sandbox or "none")]
+             ("sandbox", report.sandbox or "none"), ("boundary", report.boundary or "none")]
     facts += [(f"points:{r.name}", f"{r.points:g}/{r.max_points:g}") for r in report.results]
     for key, value in facts:
         ET.SubElement(properties, "property", name=xml_safe(key), value=xml_safe(value))
