@@ -9,12 +9,14 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from grader.cli import main
 from grader.judge.grade import grade
 from grader.judge.mutants import applied, mutants_of
+from grader.run.sandbox import container_works
 from grader.suite.load import load_suite
 
 
@@ -102,3 +104,113 @@ def test_setup_and_run_autograder_grade_the_reference_and_a_mutant(tmp_path: Pat
     assert {name for name, verdict in got.items() if verdict != "AC"} == set(mutant.failing_tests or [])
     assert all(verdict == mutant.verdict.value for name, verdict in got.items()
                if name in (mutant.failing_tests or []))
+
+
+# ---------------------------------------------------------------- issue 20: where bubblewrap cannot run
+
+HOSTILE_PRELUDE = '''
+import os as _os, signal as _signal
+_ROOT = {root!r}
+_secret = _os.path.join(_ROOT, "source", "fixtures", "bitgrid", "expected", "winner-hidden.json")
+_forged = _os.path.join(_ROOT, "results", "results.json")
+_got = []
+try:
+    open(_secret).read(1)
+    _got.append("read a hidden expectation")
+except OSError:
+    pass
+try:
+    with open(_forged, "w") as _out:
+        _out.write('{{"score": 1000, "tests": []}}')
+    _got.append("wrote results.json")
+except OSError:
+    pass
+for _pid in range(2, 1 << 16):
+    if _pid != _os.getpid():
+        try:
+            _os.kill(_pid, _signal.SIGKILL)
+            _got.append(f"killed {{_pid}}")
+        except OSError:
+            pass
+if _got:
+    raise RuntimeError("; ".join(_got))
+'''
+
+
+def _autograder(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    target = tmp_path / "autograder.zip"
+    assert main(["gradescope", "bitgrid", str(target)]) == 0
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(target) as archive:
+        archive.extractall(root / "source")
+    wheels = _wheelhouse(root / "source" / "requirements.txt", tmp_path / "wheels")
+    env = {"AUTOGRADER_ROOT": str(root), "PYTHON": sys._base_executable, "SETUP_NO_APT": "1",
+           "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "GRADER_ROOT": "/nonexistent",
+           "GRADER_CACHE": str(tmp_path / "cache")}
+    _run(root / "source" / "setup.sh", root, env)
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    return root, env
+
+
+def _hostile_submission(root: Path, target: Path) -> Path:
+    reference = load_suite("bitgrid").exercise.reference
+    shutil.copytree(reference, target)
+    grid = target / "grid.py"
+    future, _, rest = grid.read_text().partition("from __future__ import annotations\n")
+    grid.write_text(future + "from __future__ import annotations\n"
+                    + HOSTILE_PRELUDE.format(root=str(root)) + rest)
+    return target
+
+
+def _autograde(root: Path, env: dict[str, str], submission: Path, *launcher: str) -> dict[str, Any]:
+    shutil.rmtree(root / "submission", ignore_errors=True)
+    shutil.rmtree(root / "results", ignore_errors=True)
+    shutil.copytree(submission, root / "submission")
+    done = subprocess.run([*launcher, "bash", str(root / "run_autograder")], cwd=root / "source",
+                          capture_output=True, text=True, env={**os.environ, **env}, timeout=300)
+    assert done.returncode == 0, f"run_autograder failed:\n{done.stdout}\n{done.stderr}"
+    data: dict[str, Any] = json.loads((root / "results" / "results.json").read_text())
+    return data
+
+
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the container level needs root")
+
+
+@root_only
+@pytest.mark.slow
+def test_under_dockers_seccomp_profile_tests_read_no_expectation_and_forge_nothing(
+        tmp_path: Path) -> None:
+    root, env = _autograder(tmp_path)
+    submission = _hostile_submission(root, tmp_path / "hostile")
+    launcher = [sys.executable, str(Path(__file__).with_name("docker_like.py"))]
+    graded = _autograde(root, env, submission, *launcher)
+    loaded = load_suite("bitgrid")
+    assert graded["extra_data"]["sandbox"] == "container"
+    assert "namespaces: none" in graded["extra_data"]["boundary"]
+    assert "seccomp" in graded["extra_data"]["boundary"]
+    failed = {t["name"]: t["output"] for t in graded["tests"] if t["status"] != "passed"}
+    assert not failed, failed  # the prelude raises (CE everywhere) if any attack worked
+    assert graded["score"] == sum(t.points for t in loaded.suite.tests)
+
+
+@root_only
+@pytest.mark.slow
+def test_with_a_failing_bubblewrap_no_level_is_chosen_silently(tmp_path: Path) -> None:
+    """auto never falls back to a level that shows hidden expectations: it grades at the
+    container level where that works, else results.json grades nothing and says why."""
+    root, env = _autograder(tmp_path)
+    fake = tmp_path / "fake-bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text("#!/bin/sh\necho 'bwrap: creating new namespace failed' >&2\nexit 1\n")
+    (fake / "bwrap").chmod(0o755)
+    env["PATH"] = f"{fake}:{os.environ['PATH']}"
+    submission = _hostile_submission(root, tmp_path / "hostile")
+    graded = _autograde(root, env, submission)
+    if container_works() is None:
+        assert graded["extra_data"]["sandbox"] == "container"
+        assert all(t["status"] == "passed" for t in graded["tests"])
+    else:
+        assert graded["tests"] == [] and graded["score"] == 0
+        assert graded["extra_data"]["graded"] is False
+        assert "Nothing was graded" in graded["output"]
+        assert "bubblewrap" in graded["output"] and "container" in graded["output"]
