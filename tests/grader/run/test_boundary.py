@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -148,3 +150,60 @@ def test_results_json_states_the_boundary_the_tests_got(project: Path, sandbox: 
     stated = data["extra_data"]["boundary"]
     assert data["extra_data"]["sandbox"] == sandbox
     assert "seccomp" in stated and "no capabilities" in stated and "namespaces: pid mnt ipc net" in stated
+
+
+@root_only
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_key_added_by_one_test_is_not_seen_by_the_next(project: Path, sandbox: str) -> None:
+    body = """
+        found = libc.syscall(250, 10, b"user", b"grader-stash", 0)  # keyctl(SEARCH, ...)
+        if found >= 0:
+            return ["found a key an earlier test left", found]
+        added = libc.syscall(248, b"user", b"grader-stash", b"42", 2, ctypes.c_int(-4))
+        return 2 * n if added < 0 else ["added a key", added]
+    """
+    assert _verdicts(project, _answer(body, PRELUDE), sandbox) == ["AC", "AC"]
+
+
+FREEZER = Path("/sys/fs/cgroup/freezer")
+
+
+@root_only
+@pytest.mark.skipif(not (FREEZER / "cgroup.procs").exists(), reason="no cgroup v1 freezer here")
+def test_a_test_cannot_freeze_a_grader_that_sits_in_a_delegated_freezer_group(project: Path) -> None:
+    """The grader runs in a freezer group of its own (as in a container or a systemd service);
+    the test tries the mount trick and the plain path: the grader finishes, never frozen."""
+    body = """
+        tried = []
+        os.makedirs("fz", exist_ok=True)
+        if libc.unshare(0x10000000 | 0x20000 | 0x02000000) == 0:
+            tried.append("unshare")
+        if libc.mount(b"cgroup", b"fz", b"cgroup", 0, b"freezer") == 0:
+            tried.append("mount")
+        for path in ["/sys/fs/cgroup/freezer/freezer.state"] + (["fz/freezer.state"] if tried else []):
+            try:
+                with open(path, "w") as state:
+                    state.write("FROZEN")
+                tried.append(path)
+            except OSError:
+                pass
+        return 2 * n if not tried else tried
+    """
+    submission = _toy(project, _answer(body, PRELUDE))
+    group = FREEZER / f"grader-test-{os.getpid()}"
+    group.mkdir()
+    try:
+        script = ("import sys; from pathlib import Path; from grader.judge.grade import grade; "
+                  "from grader.suite.load import load_suite; "
+                  f"r = grade(load_suite('toy'), Path({str(submission)!r}), sandbox='process'); "
+                  "print(' '.join(x.verdict.value for x in r.results)); print(r.results[0].message, file=sys.stderr)")
+        command = ["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$0" -c "$1"',
+                   sys.executable, script]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "GRADER_ROOT": str(project)})
+        state = (group / "freezer.state").read_text().strip()
+    finally:
+        (group / "freezer.state").write_text("THAWED")
+        group.rmdir()
+    assert state == "THAWED"
+    assert done.stdout.split() == ["AC", "AC"], done.stderr
