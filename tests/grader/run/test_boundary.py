@@ -207,3 +207,13 @@ def test_a_test_cannot_freeze_a_grader_that_sits_in_a_delegated_freezer_group(pr
         group.rmdir()
     assert state == "THAWED"
     assert done.stdout.split() == ["AC", "AC"], done.stderr
+
+
+def test_every_refused_call_is_written_down_with_its_reason() -> None:
+    from grader.exercise import project_root
+    from grader.run.policy import REFUSED, compiled
+
+    text = (project_root() / "docs" / "isolation.md").read_text()
+    missing = [call for call, why in REFUSED.items() if f"- `{call}`: {why}" not in text]
+    assert not missing, f"docs/isolation.md lacks the reason of {missing}"
+    assert set(compiled().refused) >= {"unshare", "setns", "mount", "keyctl", "ptrace", "bpf"}
