@@ -86,8 +86,15 @@ def _cgroups(pid: int) -> dict[str, str]:
             (line.split(":", 2) for line in text.splitlines() if line.count(":") >= 2)}
 
 
-def read(test: int, server: int, groups: dict[str, Path]) -> Boundary:
-    """The test's boundary as the kernel shows it; `groups`: the folders it was moved into."""
+def namespaces_of(server: int) -> dict[str, str]:
+    """The namespaces a test must not share: the fork server's (pid, mnt, ipc) and the
+    grader's network (bubblewrap's network is the server's): read once per fork server."""
+    return {name: _namespace("self" if name == "net" else server, name) for name in NAMESPACES}
+
+
+def read(test: int, outside: dict[str, str], groups: dict[str, Path]) -> Boundary:
+    """The test's boundary as the kernel shows it; `outside`: `namespaces_of` its fork server;
+    `groups`: the folders it was moved into."""
     status = _status(test)
     try:
         uids = tuple(int(value) for value in status["Uid"].split())
@@ -99,9 +106,8 @@ def read(test: int, server: int, groups: dict[str, Path]) -> Boundary:
         raise BoundaryUnreadable(0, f"the test's status is malformed ({error})") from error
     own = set()
     for name in NAMESPACES:
-        other = "self" if name == "net" else server  # bubblewrap's network is the server's
         mine = _namespace(test, name)
-        if mine and mine != _namespace(other, name):
+        if mine and outside.get(name) and mine != outside[name]:
             own.add(name)
     placed = _cgroups(test)
     cgroups = frozenset(key for key, folder in groups.items()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.run import policy, procfs
-from grader.run.boundary import Boundary, test_uid
+from grader.run.boundary import Boundary, namespaces_of, test_uid
 from grader.run.cgroup import TestCgroup
 from grader.run.channel import Channel, ServerFault, ServerStartError
 from grader.run.protocol import (
@@ -65,6 +65,7 @@ class ForkServer:
         self.test_uid = test_uid(next(_slots)) if os.geteuid() == 0 else None
         self.promise = promise(sandbox, self.test_uid)
         self.boundary: Boundary | None = None  # what the last test got, checked from outside
+        self.outside_namespaces: dict[str, str] = {}
 
     # -- life cycle
 
@@ -113,6 +114,7 @@ class ForkServer:
         self.namespaces = ready["namespaces"]
         self.why_no_namespaces = ready["why"]
         self.server_pid = self._find_server()
+        self.outside_namespaces = namespaces_of(self.server_pid)
         self.server_rss_kb = procfs.status_kb(self.server_pid, b"VmRSS:")  # tests share its pages
 
     def _find_server(self) -> int:

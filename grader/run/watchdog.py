@@ -67,6 +67,7 @@ class Server(Protocol):
     spare_cgroup: TestCgroup | None
     promise: Promise
     boundary: Boundary | None
+    outside_namespaces: dict[str, str]
 
     def send(self, data: bytes) -> None: ...
 
@@ -148,7 +149,7 @@ class Test:
         server = self.server
         groups = self.cgroup.contained if self.cgroup is not None else {}
         try:
-            got = boundary.read(self.student, server.server_pid, groups)
+            got = boundary.read(self.student, server.outside_namespaces, groups)
         except boundary.BoundaryUnreadable as error:
             raise BoundaryShort(f"the test's boundary could not be checked: {error.strerror}") from error
         server.boundary = got

@@ -40,7 +40,8 @@ def test_grader_check_honours_the_environment() -> None:
                            capture_output=True, cwd=project_root(), timeout=120,
                            env={**os.environ, "GRADER_SANDBOX": "[bold]nosuch"})
     assert check.returncode == 3, check.stdout + check.stderr
-    assert check.stderr == "error: unknown sandbox '[bold]nosuch' (choose one of process, container, bwrap, auto)\n"
+    assert check.stderr == ("error: unknown sandbox '[bold]nosuch' "
+                            "(choose one of process, container, bwrap, auto)\n")
 
 
 def test_pytest_on_an_exercise_honours_the_environment() -> None:
