@@ -214,37 +214,77 @@ def _make_test_folder(base: Path, number: int, made: dict[Path, Path]) -> Path |
     return made[base]
 
 
+class SlotGroups:
+    """One fork server's groups in the hierarchies that measure nothing (freezer, cpu, cpuset,
+    devices, blkio, named ones): each test is moved into them in turn, so it never shares the
+    grader's group there, without a folder made and removed per test. Tests run one at a time and
+    each ends with all it started (its measuring group is killed), so nothing passes between them.
+    """
+
+    def __init__(self) -> None:
+        self.folders: dict[str, Path] = {}
+        self.number = next(_groups.numbers)
+
+    def folder(self, key: str, base: Path) -> Path | None:
+        if key not in self.folders:
+            made = _make_test_folder(base, self.number, {})
+            if made is None:
+                return None
+            self.folders[key] = made
+        return self.folders[key]
+
+    def remove(self) -> None:
+        for folder in self.folders.values():
+            for _ in range(100):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    for pid in _read(folder / "cgroup.procs").split():
+                        with contextlib.suppress(OSError):
+                            os.kill(int(pid), signal.SIGKILL)
+                    time.sleep(0.002)
+        self.folders.clear()
+
+
 class TestCgroup:
     """The group of one test, in every available hierarchy."""
 
     def __init__(self, folders: dict[str, tuple[Path, int]], contained: dict[str, Path],
-                 missing: list[str]) -> None:
+                 missing: list[str], own: set[Path]) -> None:
         self.folders = folders  # controller -> (folder, version)
         self.contained = contained  # every hierarchy (as /proc/PID/cgroup names it) -> folder
         self.missing = missing  # hierarchies where no group could be made for the test
+        self.own = own  # the folders made for this test alone (the others are its slot's)
 
     @classmethod
-    def create(cls) -> TestCgroup | None:
-        """A fresh, empty group, or None where cgroups are not ours to make."""
+    def create(cls, slot: SlotGroups | None = None) -> TestCgroup | None:
+        """A fresh, empty group, or None where cgroups are not ours to make; in the hierarchies
+        that measure nothing, the fork server's `slot` groups (or fresh ones without)."""
         found = hierarchies()
         if not found:
             return None
         number = next(_groups.numbers)
         folders: dict[str, tuple[Path, int]] = {}
         made: dict[Path, Path] = {}
-        contained: dict[str, Path] = {}
-        missing: list[str] = []
-        for key, hierarchy in sorted(every_hierarchy().items()):
-            folder = _make_test_folder(hierarchy.base, number, made)
-            if folder is None:
-                missing.append(key or "unified")
-            else:
-                contained[key] = folder
         for controller, hierarchy in found.items():
             measuring = _make_test_folder(hierarchy.base, number, made)
             if measuring is not None:
                 folders[controller] = (measuring, hierarchy.version)
-        return cls(folders, contained, missing)
+        contained: dict[str, Path] = {}
+        missing: list[str] = []
+        for key, hierarchy in sorted(every_hierarchy().items()):
+            if hierarchy.base in made or slot is None:
+                folder = _make_test_folder(hierarchy.base, number, made)
+            else:
+                folder = slot.folder(key, hierarchy.base)
+            if folder is None:
+                missing.append(key or "unified")
+            else:
+                contained[key] = folder
+        return cls(folders, contained, missing, set(made.values()))
 
     def set_limits(self, memory_bytes: int, tasks: int) -> bool:
         """The kernel's hard backstops: memory (no swap) and tasks (threads count); False if a
@@ -267,8 +307,8 @@ class TestCgroup:
 
     def add(self, pid: int) -> bool:
         """Move `pid` into its group in every hierarchy; False if any refused."""
-        folders = {folder for folder, _ in self.folders.values()} | set(self.contained.values())
-        return all(_write(folder / "cgroup.procs", str(pid)) for folder in folders)
+        return all(_write(folder / "cgroup.procs", str(pid))
+                   for folder in self.own | set(self.contained.values()))
 
     def cpu_s(self) -> float | None:
         if "cpu" not in self.folders:
@@ -339,7 +379,7 @@ class TestCgroup:
     def try_remove(self) -> bool:
         """Remove the group's folders if it is empty now; True once they are all gone."""
         gone = True
-        for folder in {folder for folder, _ in self.folders.values()} | set(self.contained.values()):
+        for folder in self.own:
             try:
                 folder.rmdir()
             except FileNotFoundError:

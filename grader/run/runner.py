@@ -21,7 +21,7 @@ from typing import Any
 
 from grader.run import policy, procfs
 from grader.run.boundary import Boundary, namespaces_of, test_uid
-from grader.run.cgroup import TestCgroup
+from grader.run.cgroup import SlotGroups, TestCgroup
 from grader.run.channel import Channel, ServerFault, ServerStartError
 from grader.run.protocol import (
     MINIMAL_ENV,
@@ -60,6 +60,7 @@ class ForkServer:
         self.server_rss_kb = 0
         self.namespaces = False
         self.why_no_namespaces = ""
+        self.slot = SlotGroups()
         self.spare_cgroup: TestCgroup | None = None
         self.ending: list[TestCgroup] = []  # groups of tests that answered and are being ended
         self.test_uid = test_uid(next(_slots)) if os.geteuid() == 0 else None
@@ -74,7 +75,7 @@ class ForkServer:
         self.io_dir.mkdir()
         self.io_dir.chmod(0o711)  # a test without namespaces reaches its own folder, lists none
         if self.spare_cgroup is None:
-            self.spare_cgroup = TestCgroup.create()
+            self.spare_cgroup = TestCgroup.create(self.slot)
         measured = self.spare_cgroup is not None and self.spare_cgroup.measures >= {"cpu", "memory"}
         try:
             program = policy.compiled().program
@@ -161,6 +162,7 @@ class ForkServer:
             self.spare_cgroup.remove()
             self.spare_cgroup = None
         if self.process is None:
+            self.slot.remove()
             return
         for pid in reversed(procfs.tree(self.process.pid)):
             with contextlib.suppress(OSError):
@@ -172,6 +174,7 @@ class ForkServer:
                 stream.close()
         self.process = None
         self.channel = None
+        self.slot.remove()
 
     # -- one test
 

@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol, TypeAlias
 
 from grader.run import boundary, procfs
 from grader.run.boundary import Boundary, Promise
-from grader.run.cgroup import TestCgroup
+from grader.run.cgroup import SlotGroups, TestCgroup
 from grader.run.channel import Channel, ServerFault
 from grader.run.protocol import GO, RESULT_CAP_BYTES, Done, Request
 from grader.run.received import decode_result
@@ -65,6 +65,7 @@ class Server(Protocol):
     why_no_namespaces: str
     io_dir: Path
     spare_cgroup: TestCgroup | None
+    slot: SlotGroups
     promise: Promise
     boundary: Boundary | None
     outside_namespaces: dict[str, str]
@@ -130,7 +131,7 @@ class Test:
             self.student = waited[0]
         memory = self.limits.memory_mb * 1024 * 1024
         backstop = int(memory * MEMORY_BACKSTOP[0] + MEMORY_BACKSTOP[1])
-        self.cgroup = server.spare_cgroup or TestCgroup.create()
+        self.cgroup = server.spare_cgroup or TestCgroup.create(server.slot)
         server.spare_cgroup = None
         if self.cgroup is not None:  # the reporter stays out: it only waits, and must outlive a kill
             if not self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE):
@@ -195,7 +196,7 @@ class Test:
         assert channel is not None
         deadline: float | None = None
         if self.server.spare_cgroup is None:  # made while the test runs, for the next one
-            self.server.spare_cgroup = TestCgroup.create()
+            self.server.spare_cgroup = TestCgroup.create(self.server.slot)
         self.server.sweep()
         while True:
             elapsed = time.monotonic() - started
