@@ -87,6 +87,7 @@ class Attempt:
     notes: str
     graded_at: str
     tests: list[TestRow] = field(default_factory=list)
+    boundary: str = ""  # the sandbox level and what its tests got (results.json's extra_data)
 
 
 def attempt_from_results(student: str, identity: dict[str, str], status: str,
@@ -105,7 +106,14 @@ def attempt_from_results(student: str, identity: dict[str, str], status: str,
                              output=str(test.get("output", ""))))
     return Attempt(attempt=0, student=student, identity=identity, status=status,
                    score=float(data["score"]), max_score=float(data["extra_data"]["max_score"]),
-                   notes=str(data.get("output", "")), graded_at=graded_at, tests=tests)
+                   notes=str(data.get("output", "")), graded_at=graded_at, tests=tests,
+                   boundary=_boundary_of(data))
+
+
+def _boundary_of(data: dict[str, Any]) -> str:
+    extra = data.get("extra_data", {})
+    sandbox, boundary = str(extra.get("sandbox", "") or ""), str(extra.get("boundary", "") or "")
+    return f"{sandbox}: {boundary}" if sandbox and boundary else sandbox or boundary
 
 
 class Gradebook:
@@ -116,6 +124,10 @@ class Gradebook:
         try:
             self.connection = sqlite3.connect(path, isolation_level=None)
             self.connection.executescript(SCHEMA)
+            columns = {row[1] for row in self.connection.execute("PRAGMA table_info(attempts)")}
+            if "boundary" not in columns:  # gradebooks written before the boundary was recorded
+                self.connection.execute(
+                    "ALTER TABLE attempts ADD COLUMN boundary TEXT NOT NULL DEFAULT ''")
         except sqlite3.Error as error:
             raise GradebookError(f"{path}: not a usable gradebook ({error})") from error
 
@@ -157,9 +169,9 @@ class Gradebook:
             cursor = connection.execute(
                 "INSERT INTO attempts (student, exercise, suite_fingerprint, "
                 "expectations_fingerprint, submission_hash, grader_version, status, score, "
-                "max_score, notes, graded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "max_score, notes, graded_at, boundary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (attempt.student, *identity, attempt.status, attempt.score, attempt.max_score,
-                 attempt.notes, attempt.graded_at))
+                 attempt.notes, attempt.graded_at, attempt.boundary))
             number = int(cursor.lastrowid or 0)
             connection.executemany(
                 "INSERT INTO tests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -199,7 +211,7 @@ class Gradebook:
 
     def _attempt(self, row: tuple[Any, ...]) -> Attempt:
         (number, student, exercise, suite_fp, expected_fp, submission, version, status, score,
-         max_score, notes, graded_at) = row
+         max_score, notes, graded_at, boundary) = row
         identity = dict(zip(IDENTITY_KEYS, (exercise, suite_fp, expected_fp, submission, version),
                             strict=True))
         tests = [TestRow(*values) for values in self.connection.execute(
@@ -207,7 +219,7 @@ class Gradebook:
             "output FROM tests WHERE attempt = ? ORDER BY position", (number,))]
         return Attempt(attempt=number, student=student, identity=identity, status=status,
                        score=score, max_score=max_score, notes=notes, graded_at=graded_at,
-                       tests=tests)
+                       tests=tests, boundary=boundary)
 
 
 @dataclass

@@ -229,7 +229,8 @@ padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}</style></h
 <p><a href="../summary.html">back to the summary</a></p>
 <h1>{title}</h1>
 <p>Status {html_text(attempt.status)}; score {attempt.score:g} of {attempt.max_score:g};
-graded {html_text(attempt.graded_at)}.</p>{notes}
+graded {html_text(attempt.graded_at)}.</p>
+<p>Sandbox: {html_text(attempt.boundary or "not recorded")}.</p>{notes}
 <table><tr><th>test</th><th>verdict</th><th>points</th><th>cpu s</th><th>peak resident MB</th></tr>
 {rows}</table>
 {failures}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -14,9 +15,9 @@ import pytest
 
 from grader.inert import inert_text
 from grader.judge.verdicts import Verdict
-from grader.report.gradebook import Gradebook, attempt_from_results, changes
+from grader.report.gradebook import SCHEMA, Gradebook, attempt_from_results, changes
 from grader.report.reports import junit_xml, results_json
-from grader.report.summary import summarize, summary_html
+from grader.report.summary import feedback_html, summarize, summary_html
 from tests.grader.report import golden_data as data
 
 # junit-10.xsd, restated as rules: the attributes each element may (and must) carry, and the
@@ -94,6 +95,25 @@ def test_gradebook_keeps_hostile_text_as_data(tmp_path: Path) -> None:
         moved = changes(book)
     assert [change.student for change in moved] == [student]
     assert [name for name, _, _ in moved[0].tests] == [name for name, _, _ in data.TESTS]
+
+
+def test_a_gradebook_from_before_the_boundary_opens_and_then_records_it(tmp_path: Path) -> None:
+    path = tmp_path / "gradebook.sqlite"
+    with sqlite3.connect(path) as old:  # the attempts table as it was before issue 20
+        old.executescript(SCHEMA)
+        old.execute("INSERT INTO attempts (student, exercise, suite_fingerprint, "
+                    "expectations_fingerprint, submission_hash, grader_version, status, score, "
+                    "max_score, notes, graded_at) VALUES "
+                    "('ada', 'toy', 's', 'e', 'h', 'v', 'graded', 1, 6, '', '2025-01-01')")
+    report = data.report_of("ada")
+    report.boundary = "uid 1074000000, seccomp"
+    with Gradebook(path) as book:
+        assert book.history("ada", 1)[0].boundary == ""
+        book.add(attempt_from_results("ada", dict(data.IDENTITY), "graded", results_json(report),
+                                      "2025-01-02"))
+        latest = book.history("ada", 1)[0]
+    assert latest.boundary == f"{report.sandbox}: uid 1074000000, seccomp"
+    assert "Sandbox: process: uid 1074000000, seccomp." in feedback_html("toy", latest)
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or \
