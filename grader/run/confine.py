@@ -115,9 +115,13 @@ def enter_namespaces(own_network: bool) -> bool:
         return False
     uid, gid = os.geteuid(), os.getegid()
     _check(_libc.unshare(flags | CLONE_NEWUSER), "unshare")
+    # A process that is not dumpable (the fork server's children) has its /proc files owned by
+    # the kernel's root, which the new namespace does not map: its own maps are then unwritable.
+    _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable for the maps")
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    set_not_dumpable()
     return True
 
 
