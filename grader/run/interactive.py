@@ -98,7 +98,7 @@ def run_confined(code_dir: Path, driver: str, args: list[str], env: dict[str, st
 
     def enter_limits() -> None:  # in the child, before bubblewrap starts: all it runs inherits
         if cgroup is not None and not cgroup.add(os.getpid()):
-            os._exit(126)
+            raise OSError("the run's cgroup refused it")
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
         scratch = int(limits.scratch_mb * 1024 * 1024)
         resource.setrlimit(resource.RLIMIT_FSIZE, (scratch, scratch))
@@ -107,7 +107,12 @@ def run_confined(code_dir: Path, driver: str, args: list[str], env: dict[str, st
             resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
 
     try:
-        with subprocess.Popen(command, preexec_fn=enter_limits, start_new_session=False) as child:
+        try:
+            child = subprocess.Popen(command, preexec_fn=enter_limits)
+        except subprocess.SubprocessError as error:  # enter_limits failed: nothing ran
+            raise CannotConfine(f"the run could not be put under its limits ({error}); not "
+                                "running the submission") from error
+        with child:
             try:
                 code = child.wait()
             except BaseException:

@@ -181,3 +181,34 @@ def test_a_confined_submission_plays_on_a_terminal(tmp_path: Path) -> None:
     finally:
         child.kill()
         os.close(main_fd)
+
+
+class _RefusingCgroup:
+    measures = frozenset({"memory", "cpu", "pids"})
+
+    @classmethod
+    def create(cls) -> _RefusingCgroup:
+        return cls()
+
+    def set_limits(self, memory_bytes: int, tasks: int) -> None:
+        pass
+
+    def add(self, pid: int) -> bool:
+        return False
+
+    def remove(self) -> None:
+        pass
+
+
+@pytest.mark.bwrap
+def test_a_run_that_cannot_enter_its_cgroup_does_not_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    from grader.cli import main
+    from grader.run import interactive
+
+    monkeypatch.setattr(interactive, "TestCgroup", _RefusingCgroup)
+    sub = _submission(tmp_path / "sub", "print('STARTED', flush=True)\n")
+    assert main(["run", "bitgrid", "play", "--submission", str(sub)]) == 3
+    out, err = capfd.readouterr()
+    assert "could not be put under its limits" in err and "Traceback" not in err, err
+    assert "STARTED" not in out
