@@ -58,8 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("exercise")
     run_cmd.add_argument("driver")
     run_cmd.add_argument("--submission", type=Path,
-                         help="folder with the student's files (default: the reference; in a "
-                              "handout, your working copy exercises/EXERCISE)")
+                         help="folder or .zip with a student's files, run confined in bubblewrap "
+                              "(default: the reference; in a handout, your working copy "
+                              "exercises/EXERCISE, run as python would)")
+    run_cmd.add_argument("--unconfined", action="store_true",
+                         help="run the --submission with your own privileges, files and "
+                              "environment, outside the sandbox (only code you trust)")
     run_cmd.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the driver")
 
     commands.add_parser("list", help="the exercises, their drivers and points")

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
 from grader.judge.grade import GradeReport, grade
 from grader.judge.helpers import helper_code
 from grader.judge.mutants import Mutant, applied, mutants_of
-from grader.judge.verdicts import Verdict
+from grader.judge.verdicts import TestResult, Verdict
 from grader.run.doctor import host_facts
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite
@@ -32,12 +33,32 @@ class Verification:
         return not self.problems
 
 
+def got(result: TestResult) -> str:
+    """A result's verdict, with its reason when it is the grader's fault (JE).
+
+    >>> got(TestResult("t", Verdict.JE, 0, 1, "visible", message="the fork server stalled"))
+    'JE (the fork server stalled)'
+    >>> got(TestResult("t", Verdict.WA, 0, 1, "visible", message="returned 3"))
+    'WA'
+    """
+    if result.verdict is Verdict.JE:
+        return f"JE ({result.message or 'no reason given'})"
+    return result.verdict.value
+
+
+def je_reasons(report: GradeReport, who: str) -> list[str]:
+    """One line per JE of a grading: whose, which test, and why (so a JE under load is diagnosed)."""
+    return [f"  {who}: {result.name} got {got(result)}" for result in report.results
+            if result.verdict is Verdict.JE]
+
+
 def check_mutant(mutant: Mutant, report: GradeReport, reference_passes: set[str]) -> list[str]:
     """A wrong submission must get its verdict (on its `tests:` if listed); an AC one, full marks."""
     verdicts = {r.name: r.verdict for r in report.results}
+    results = {r.name: r for r in report.results}
     problems = []
     if mutant.verdict is Verdict.AC:
-        return [f"accepted submission {mutant.name} gets {v.value} on {name}"
+        return [f"accepted submission {mutant.name} gets {got(results[name])} on {name}"
                 for name, v in verdicts.items() if v is not Verdict.AC]
     if mutant.failing_tests is None:
         if mutant.verdict not in verdicts.values():
@@ -47,7 +68,7 @@ def check_mutant(mutant: Mutant, report: GradeReport, reference_passes: set[str]
         for name, verdict in verdicts.items():
             wanted = mutant.verdict if name in mutant.failing_tests else Verdict.AC
             if verdict is not wanted:
-                problems.append(f"mutant {mutant.name}: test {name} got {verdict.value}, "
+                problems.append(f"mutant {mutant.name}: test {name} got {got(results[name])}, "
                                 f"expected {wanted.value}")
     caught_by = [n for n, v in verdicts.items() if v is not Verdict.AC and n in reference_passes]
     if not caught_by:
@@ -169,6 +190,8 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
         report = grade(loaded, loaded.exercise.reference, sandbox=sandbox)
         reference_runs.append(report)
         say(f"reference run {attempt + 1}: {report.score:g}/{report.max_score:g}")
+        for line in je_reasons(report, "reference"):
+            say(line)
     first = reference_runs[0]
     for result in first.results:
         if not result.passed:
@@ -178,10 +201,12 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
         for a, b in zip(first.results, later.results, strict=True):
             if a.verdict is not b.verdict:
                 outcome.problems.append(f"test {a.name} is flaky on the reference: "
-                                        f"{a.verdict.value} then {b.verdict.value}")
+                                        f"{got(a)} then {got(b)}")
     reference_passes = {r.name for r in first.results if r.passed}
     stubs = grade(loaded, loaded.exercise.stubs, sandbox=sandbox)
     say(f"stubs: {_summary({r.name: r.verdict for r in stubs.results})}")
+    for line in je_reasons(stubs, "stubs"):
+        say(line)
     for result in stubs.results:
         if result.verdict is not Verdict.NI:
             outcome.problems.append(f"the untouched stubs get {result.verdict.value} on "
@@ -200,6 +225,8 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
                 outcome.owned[mutant.name] = mutant.failing_tests
         say(f"mutant {mutant.name}: {'ok' if not problems else 'WRONG'} "
             f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
+        for line in je_reasons(report, f"mutant {mutant.name}"):
+            say(line)
         outcome.problems += problems
     outcome.checks.append(f"{len(loaded.suite.tests)} tests, {len(mutants)} mutants")
     return outcome
@@ -209,13 +236,14 @@ def run(args: argparse.Namespace, console: Console) -> int:
     loaded = load_suite(args.exercise)
     for what, answer in host_facts():
         console.print(f"host: {what}: {answer}", soft_wrap=True, markup=False, highlight=False)
-    outcome = verify(loaded, progress=console.print, sandbox=args.sandbox)
+    outcome = verify(loaded, sandbox=args.sandbox,
+                     progress=lambda line: console.print(line, markup=False, highlight=False))
     if outcome.lost:
         console.print("[bold]mutants per question[/]")
         for line in per_question(outcome):
             console.print(f"  {line}", soft_wrap=True, markup=False)
     for problem in outcome.problems:
-        console.print(f"[red]problem:[/] {problem}", soft_wrap=True)
+        console.print(f"[red]problem:[/] {escape(problem)}", soft_wrap=True)
     if outcome.ok:
         console.print(f"[green]{loaded.name}: suite verified[/] ({'; '.join(outcome.checks)})")
         return EXIT_OK

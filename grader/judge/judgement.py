@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.judge.compare import allowance, matches
-from grader.judge.transcripts import readable_diff
+from grader.judge.transcripts import readable_diff, where
 from grader.judge.verdicts import Verdict
 from grader.run import received
 from grader.run.protocol import Raised, StepOutcome, raised
@@ -170,8 +170,8 @@ def judge_transcript(got_text: str, got_exit: int, expected_text: str, expected_
     got_lines = normalized_lines(got_text, rules)
     expected_lines = normalized_lines(expected_text, rules)
     if got_lines != expected_lines:
-        return Judgement(Verdict.WA, "the output differs from the expected transcript",
-                         readable_diff(got_lines, expected_lines))
+        return Judgement(Verdict.WA, "the output differs from the expected transcript "
+                         + where(got_lines, expected_lines), readable_diff(got_lines, expected_lines))
     if got_exit != expected_exit:
         return Judgement(Verdict.WA, f"the program exited with code {got_exit}, expected "
                          f"{expected_exit}")

@@ -29,6 +29,7 @@ from grader.judge.judgement import (
 )
 from grader.judge.verdicts import Verdict
 from grader.run import received
+from grader.run.compiling import COMPILE_MEMORY_FLOOR_MB, CompileLimits
 from grader.run.protocol import HelperCode, StepOutcome
 from grader.run.runner import ForkServer
 from grader.run.submission import Prepared, prepare
@@ -72,6 +73,14 @@ def _scratch_root() -> str | None:
     return os.environ.get("GRADER_SCRATCH") or None
 
 
+def compile_limits(loaded: LoadedSuite) -> CompileLimits:
+    """A submission compiles within the most memory any of its suite's tests may use (at least
+    `COMPILE_MEMORY_FLOOR_MB`)."""
+    suite = loaded.suite
+    memory = max(suite.limits.merged(test.limits).memory_mb for test in suite.tests)
+    return CompileLimits(memory_mb=max(memory, COMPILE_MEMORY_FLOOR_MB))
+
+
 @contextmanager
 def prepared_submission(loaded: LoadedSuite, source: Path,
                         overlay: Path | None = None) -> Iterator[tuple[Prepared, Path]]:
@@ -80,7 +89,7 @@ def prepared_submission(loaded: LoadedSuite, source: Path,
     try:
         suite = loaded.suite
         prepared = prepare(source, suite.exercise, suite.submit, suite.given, scratch / "code",
-                           overlay=overlay)
+                           overlay=overlay, compile_limits=compile_limits(loaded))
         yield prepared, scratch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -139,6 +148,8 @@ class Grader:
         if self.prepared.missing:
             return TestRun(None, stopped=Judgement(
                 Verdict.CE, "missing file(s): " + ", ".join(self.prepared.missing)))
+        if self.prepared.compile_problem is not None:
+            return TestRun(None, stopped=Judgement(Verdict.JE, self.prepared.compile_problem))
         if self.prepared.syntax_errors:
             name, error = next(iter(self.prepared.syntax_errors.items()))
             return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error))

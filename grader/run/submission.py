@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import py_compile
 import shutil
 import stat
 import zipfile
@@ -11,6 +10,7 @@ from pathlib import Path, PurePosixPath
 
 from grader.errors import UserError
 from grader.exercise import Exercise
+from grader.run.compiling import CompileLimits, compile_files
 
 MAX_ARCHIVE_MEMBERS = 1000
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -30,6 +30,7 @@ class Prepared:
     missing: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     syntax_errors: dict[str, str] = field(default_factory=dict)
+    compile_problem: str | None = None  # the grader could not compile the files (its fault)
 
 
 def _safe_member(name: str) -> PurePosixPath:
@@ -93,8 +94,12 @@ def _pick(files: dict[str, bytes], wanted: str) -> bytes | None:
 
 
 def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
-            destination: Path, overlay: Path | None = None) -> Prepared:
-    """Lay out `source` (folder or .zip) in `destination`; `overlay` fills files it lacks."""
+            destination: Path, overlay: Path | None = None,
+            compile_limits: CompileLimits | None = None) -> Prepared:
+    """Lay out `source` (folder or .zip) in `destination`; `overlay` fills files it lacks.
+
+    The modules are compiled in a child process under `compile_limits` (`grader.run.compiling`),
+    never in this one."""
     if not source.exists():
         raise SubmissionError(f"{source}: no such file or folder")
     if source.is_dir():
@@ -121,13 +126,11 @@ def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
         if not origin.exists():
             raise SubmissionError(f"{origin}: the given file named in the suite does not exist")
         shutil.copyfile(origin, destination / name)
-    for name in [*submit, *given]:
-        path = destination / name
-        if path.suffix == ".py" and path.exists():
-            try:
-                py_compile.compile(str(path), doraise=True)
-            except py_compile.PyCompileError as error:
-                prepared.syntax_errors[name] = error.msg.strip()
+    modules = {name: destination / name for name in [*submit, *given]
+               if name.endswith(".py") and (destination / name).exists()}
+    compiled = compile_files(modules, compile_limits)
+    prepared.syntax_errors = compiled.errors
+    prepared.compile_problem = compiled.problem
     for path in destination.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     destination.chmod(0o755)

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from grader.cli import main
+from grader.commands import verify as verify_command
 from grader.commands.verify import per_question, suite_problems, verify
+from grader.judge.grade import GradeReport
+from grader.judge.verdicts import Verdict
 from grader.suite.load import load_suite
 from tests.conftest import Build
 from tests.grader.judge.test_reference_helpers import SUITE as HELPED_SUITE
@@ -59,6 +64,34 @@ def test_verify_names_a_helper_the_reference_does_not_define(grade_toy: Build, p
         HELPED_REFERENCE.replace("def mask(i: int) -> int:\n    return 1 << i\n", "mask = None\n"))
     problems = suite_problems(load_suite("toy"))
     assert any("defines no top-level function 'mask'" in p for p in problems), problems
+
+
+def test_verify_prints_why_a_test_got_je(grade_toy: Build, project: Path,
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A JE under load is diagnosed from verify's output alone: each JE comes with its reason."""
+    grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
+    (project / "exercises" / "toy" / "toy.py").write_text(
+        "def mask(i):\n    raise NotImplementedError\n\n\n"
+        "def read(bits, i):\n    raise NotImplementedError\n")
+    _write_mutant(project, "WA", "mask-off-by-one", "mask shifts one too far.\ntests: mask\n",
+                  HELPED_REFERENCE.replace("1 << i", "1 << (i + 1)"))
+    real_grade = verify_command.grade
+
+    def grade_with_a_stall(*args: Any, **kwargs: Any) -> GradeReport:
+        report = real_grade(*args, **kwargs)
+        read = next(r for r in report.results if r.name == "read")
+        read.verdict, read.message = Verdict.JE, "the fork server stalled [for 10 s]"
+        return report
+
+    monkeypatch.setattr(verify_command, "grade", grade_with_a_stall)
+    assert main(["verify", "toy", "--sandbox", "process"]) == 4
+    out = capsys.readouterr().out
+    reason = "read got JE (the fork server stalled [for 10 s])"
+    for who in ("reference", "stubs", "mutant WA/mask-off-by-one"):
+        assert f"  {who}: {reason}" in out, out
+    assert "problem: the reference gets JE on read: the fork server stalled [for 10 s]" in out
+    assert f"problem: mutant WA/mask-off-by-one: test {reason}, expected AC" in out, out
 
 
 HELPED_REFERENCE = """\
