@@ -27,7 +27,7 @@ from grader.commands import EXIT_OK
 from grader.suite.load import LoadedSuite, load_suite
 
 DISTRIBUTION = "gametree-grader"
-FALLBACK_REQUIREMENTS = ["psutil>=5.9", "pyyaml>=6.0", "pydantic>=2.5", "rich>=13.0"]
+FALLBACK_REQUIREMENTS = ["psutil>=5.9", "pyseccomp>=0.1.2", "pyyaml>=6.0", "pydantic>=2.5", "rich>=13.0"]
 
 SETUP_SH = """\
 #!/usr/bin/env bash

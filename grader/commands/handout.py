@@ -41,7 +41,7 @@ Then, from this folder:
 The final grading also runs hidden tests, under the same limits.
 """
 
-REQUIREMENTS = "psutil>=5.9\npyyaml>=6.0\npydantic>=2.5\nrich>=13.0\npytest>=8.0\n"
+REQUIREMENTS = "psutil>=5.9\npyseccomp>=0.1.2\npyyaml>=6.0\npydantic>=2.5\nrich>=13.0\npytest>=8.0\n"
 
 
 CASES_FILE = "visible_cases.json"
