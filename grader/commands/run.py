@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader import owners
 from grader.commands import EXIT_BAD_INPUT, EXIT_USAGE
 from grader.exercise import Exercise
 from grader.run.submission import prepare
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
             return EXIT_USAGE
     args.args = rest
     source = args.submission or default_source(loaded.exercise)
-    with tempfile.TemporaryDirectory(prefix="grader-run-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=owners.scratch_prefix("run-")) as scratch:
         code = Path(scratch) / "code"
         prepared = prepare(source, suite.exercise, suite.submit, suite.given, code,
                            overlay=None)
