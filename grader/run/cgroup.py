@@ -22,6 +22,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import owners
+
 GROUP_PREFIX = "gametree-grader-"
 STALE_AFTER_S = 600
 CONTROLLERS = ("memory", "cpu", "pids")
@@ -131,19 +133,14 @@ class GraderGroups:
 
     def _parent_in(self, base: Path) -> Path | None:
         if base not in self.parents:
-            for stale in base.glob(f"{GROUP_PREFIX}*"):
-                with contextlib.suppress(OSError):
-                    if time.time() - stale.stat().st_mtime > STALE_AFTER_S:
-                        for child in stale.iterdir():
-                            if child.is_dir():
-                                child.rmdir()
-                        stale.rmdir()  # only empty groups go: those of graders that were killed
-            path = base / f"{GROUP_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            v2 = base in {h.base for h in hierarchies().values() if h.version == 2}
+            _sweep_stale(base, v2)
+            path = base / f"{GROUP_PREFIX}{owners.me().tag}-{uuid.uuid4().hex[:8]}"
             try:
                 path.mkdir()
             except OSError:
                 return None
-            if base in {h.base for h in hierarchies().values() if h.version == 2}:
+            if v2:
                 enabled = _read(base / "cgroup.subtree_control").split()
                 _write(path / "cgroup.subtree_control",
                        " ".join(f"+{c}" for c in ("memory", "pids") if c in enabled))
@@ -155,6 +152,49 @@ class GraderGroups:
             with contextlib.suppress(OSError):
                 path.rmdir()
         self.parents.clear()
+
+
+def _sweep_stale(base: Path, v2: bool) -> None:
+    """Remove the groups that graders which died left in `base`: a group names its owner (pid,
+    start time), and one whose owner is not running goes now, with any test still in it. A group
+    of an older grader (a pid only) goes once empty and untouched for STALE_AFTER_S."""
+    for stale in base.glob(f"{GROUP_PREFIX}*"):
+        if owners.left_by_the_dead(stale.name, GROUP_PREFIX):
+            _end_group(stale, v2)
+        elif owners.owner_in(stale.name, GROUP_PREFIX) is None:
+            with contextlib.suppress(OSError):
+                if time.time() - stale.stat().st_mtime > STALE_AFTER_S:
+                    for child in stale.iterdir():
+                        if child.is_dir():
+                            child.rmdir()
+                    stale.rmdir()  # only empty groups go: they may be a live grader's
+
+
+def _end_group(group: Path, v2: bool) -> None:
+    """Kill what is left in a dead grader's group and its test groups, and remove them (bounded:
+    what will not go now is left to the next run)."""
+    if v2:
+        _write(group / "cgroup.kill", "1")  # the whole subtree
+    for _ in range(200):
+        folders = [*_subfolders(group), group]
+        for folder in folders:
+            for pid in _read(folder / "cgroup.procs").split():
+                if pid.isdigit() and int(pid) > 0:  # never 0: that is our own process group
+                    with contextlib.suppress(OSError):
+                        os.kill(int(pid), signal.SIGKILL)
+        for folder in folders:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        if not group.exists():
+            return
+        time.sleep(0.005)
+
+
+def _subfolders(group: Path) -> list[Path]:
+    try:
+        return [child for child in group.iterdir() if child.is_dir() and not child.is_symlink()]
+    except OSError:
+        return []
 
 
 _groups = GraderGroups()

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from grader import owners
+from grader.run import cgroup
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -96,3 +97,32 @@ def test_multiprocessing_names_its_semaphores_after_the_batch() -> None:
         del lock
     finally:
         config["semprefix"] = before
+
+
+@pytest.mark.skipif(not cgroup.hierarchies(), reason="no cgroup of ours to make here (not root?)")
+def test_only_a_dead_owners_cgroups_go_with_the_tests_still_in_them() -> None:
+    hierarchy = cgroup.hierarchies().get("pids") or next(iter(cgroup.hierarchies().values()))
+    base, v2 = hierarchy.base, hierarchy.version == 2
+    tests: dict[str, subprocess.Popen[bytes]] = {}
+    with _processes() as (alive, dead):
+        groups = {"live": base / f"{cgroup.GROUP_PREFIX}{alive.tag}-0a1b2c3d",
+                  "dead": base / f"{cgroup.GROUP_PREFIX}{dead.tag}-0a1b2c3d",
+                  "older": base / f"{cgroup.GROUP_PREFIX}{dead.pid}-0a1b2c3d"}
+        try:
+            for name, group in groups.items():
+                (group / "t1").mkdir(parents=True)
+                tests[name] = _sleeper()
+                (group / "t1" / "cgroup.procs").write_text(str(tests[name].pid))
+            cgroup._sweep_stale(base, v2)
+            assert not groups["dead"].exists()
+            assert tests["dead"].wait(timeout=60) == -signal.SIGKILL  # a bound, not a measure
+            assert groups["live"].is_dir() and tests["live"].poll() is None
+            assert groups["older"].is_dir() and tests["older"].poll() is None  # young, busy
+        finally:
+            for test in tests.values():
+                test.kill()
+                test.wait()
+            for group in groups.values():
+                for folder in (group / "t1", group):
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()
