@@ -5,9 +5,12 @@ server, and nothing of rich, YAML or pydantic it does not use)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from grader.commands import EXIT_BAD_INPUT
@@ -98,6 +101,37 @@ COMMANDS = ("grade", "check", "run", "list", "doctor", "record", "verify", "grad
             "gradescope")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: unwinds like Ctrl-C (every `except KeyboardInterrupt` cleans up the same way)."""
+
+
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+def _stop(signum: int, frame: object) -> None:
+    """The first SIGINT or SIGTERM unwinds the command (its `with` and `finally` blocks stop
+    pools, fork servers, tests and remove scratch folders); later ones are ignored, so that they
+    cannot cut that cleanup short (it is bounded: seconds)."""
+    for each in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(each, signal.SIG_IGN)
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+@contextlib.contextmanager
+def _stopping_cleanly() -> Iterator[None]:
+    """SIGINT and SIGTERM handled by `_stop` while a command runs (in the main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {each: signal.signal(each, _stop) for each in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for each, handler in before.items():
+            signal.signal(each, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from rich.console import Console  # after parsing: `--help` and usage errors print without it
@@ -106,16 +140,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(stderr=False, soft_wrap=True)
     errors = Console(stderr=True, soft_wrap=True)
     try:
-        command = importlib.import_module(f"grader.commands.{args.command}")
-        code: int = command.run(args, console)
+        with _stopping_cleanly():
+            command = importlib.import_module(f"grader.commands.{args.command}")
+            code: int = command.run(args, console)
         return code
     except (UserError, FileNotFoundError, FileExistsError, KeyError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         errors.print(f"[red]error:[/] {escape(str(message))}", highlight=False)
         return EXIT_BAD_INPUT
+    except Terminated:
+        errors.print("[yellow]terminated[/]")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         errors.print("[yellow]interrupted[/]")
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

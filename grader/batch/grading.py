@@ -3,13 +3,9 @@ worker's child): what it produced comes back as plain data for the batch to stor
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
-import signal
-import time
 import zipfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -20,7 +16,6 @@ from grader.report.reports import junit_xml, results_json
 from grader.run.submission import SubmissionError
 from grader.suite.load import LoadedSuite, load_suite
 
-STOP_GRACE_S = 2.0  # after Ctrl-C, how long a pool process may take to stop its tests
 Payload: TypeAlias = dict[str, Any]  # {"results": results.json data, "junit": str, "status": str}
 
 
@@ -53,16 +48,6 @@ def _suite(path: str) -> LoadedSuite:
     return load_suite(path)
 
 
-def _stop_on_term(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-def pool_setup() -> None:
-    """In a pool process: Ctrl-C is the main process's to handle; SIGTERM unwinds (stopping tests)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _stop_on_term)
-
-
 def grade_one(root: str, suite_path: str, source: Path, public_only: bool,
               sandbox: str | None) -> Payload:
     """Grade one submission (in a pool process): its results.json, JUnit XML and status."""
@@ -83,24 +68,6 @@ def grade_one(root: str, suite_path: str, source: Path, public_only: bool,
             report = failed_report(loaded, source, f"grader error: {error!r}", Verdict.JE)
             status = "JE"
     return {"results": results_json(report), "junit": junit_xml(report), "status": status}
-
-
-def stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool now: queued work dropped, running gradings told to stop their tests, then
-    killed if they have not within STOP_GRACE_S."""
-    processes = list(getattr(pool, "_processes", {}).values())  # no public handle on them
-    for process in processes:
-        with contextlib.suppress(OSError, AttributeError):
-            process.terminate()
-    deadline = time.monotonic() + STOP_GRACE_S
-    for process in processes:
-        process.join(max(0.0, deadline - time.monotonic()))
-    for process in processes:
-        if process.is_alive():
-            process.kill()
-            process.join(1.0)
-    with contextlib.suppress(Exception):
-        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def default_jobs() -> int:

@@ -14,6 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from pathlib import Path
 from types import TracebackType
 
+from grader import owners
 from grader.cluster.job import EXECUTORS, BatchJob, Executor, ExecutorUnavailable, Finished, Payload
 from grader.exercise import project_root
 
@@ -22,10 +23,12 @@ class LocalExecutor:
     """A pool of processes on this machine (started by a fork server), `jobs` at a time."""
 
     def __init__(self, job: BatchJob, jobs: int) -> None:
-        from grader.batch.grading import pool_setup
+        from grader.batch.pool import before_pool, pool_setup
 
         self.job = job
+        before_pool()
         self.pool = ProcessPoolExecutor(max_workers=max(1, jobs), initializer=pool_setup,
+                                        initargs=(owners.me(),),
                                         mp_context=multiprocessing.get_context("forkserver"))
         self.pending: dict[Future[Payload], str] = {}
 
@@ -35,17 +38,17 @@ class LocalExecutor:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         if kind is not None:  # interrupted: stop the running gradings now
-            from grader.batch.grading import stop_pool
+            from grader.batch.pool import stop_pool
 
             stop_pool(self.pool)
             return
         self.pool.shutdown(wait=True)
 
     def submit(self, student: str, source: Path) -> None:
-        from grader.batch.grading import grade_one
+        from grader.batch.pool import grade_in_pool
 
         job = self.job
-        future = self.pool.submit(grade_one, str(project_root()), str(job.loaded.path), source,
+        future = self.pool.submit(grade_in_pool, str(project_root()), str(job.loaded.path), source,
                                   job.public_only, job.sandbox)
         self.pending[future] = student
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader import owners
 from grader.cluster import bundle as bundles
 from grader.cluster import parcel as parcels
 
@@ -59,7 +60,7 @@ def run_task(task: GradingTask) -> Graded:
     """Grade one submission here and return what grading produced."""
     _check_student(task.student)
     root = bundles.unpack(task.bundle)
-    with tempfile.TemporaryDirectory(prefix="grader-task-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=owners.scratch_prefix("task-")) as scratch:
         work = Path(scratch)
         (work / "in").mkdir()
         source = parcels.unpack(task.parcel, work / "in")

@@ -20,9 +20,9 @@ from grader.batch.grading import Payload as Payload  # re-exported for its calle
 from grader.batch.grading import default_jobs as default_jobs
 from grader.batch.grading import failed_report as failed_report
 from grader.batch.grading import grade_one as grade_one
-from grader.batch.grading import pool_setup as pool_setup
 from grader.batch.grading import status_of as status_of
-from grader.batch.grading import stop_pool as stop_pool
+from grader.batch.pool import pool_setup as pool_setup
+from grader.batch.pool import stop_pool as stop_pool
 from grader.cluster.executors import open_executor
 from grader.cluster.job import BatchJob
 from grader.judge.grade import select_tests

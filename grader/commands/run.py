@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader import owners
 from grader.commands import EXIT_BAD_INPUT, EXIT_USAGE
 from grader.exercise import Exercise
 from grader.run.interactive import RunLimits, driver_command, require_bubblewrap, run_confined
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         require_bubblewrap()
     source = args.submission or default_source(loaded.exercise)
     errors = Console(stderr=True, soft_wrap=True, highlight=False)
-    with tempfile.TemporaryDirectory(prefix="grader-run-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=owners.scratch_prefix("run-")) as scratch:
         code = Path(scratch) / "code"
         prepared = prepare(source, suite.exercise, suite.submit, suite.given, code, overlay=None)
         if prepared.missing:

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import owners
 from grader.exercise import Exercise
 from grader.judge.verdicts import Verdict
 from grader.suite.schema import SuiteError
@@ -104,7 +105,7 @@ def applied(mutant: Mutant, reference: Path) -> Iterator[Path]:
     if patch is None:
         raise SuiteError(f"{mutant.path}: GNU patch is needed to apply mutants and is not "
                          "installed (apt-get install patch)")
-    with tempfile.TemporaryDirectory(prefix="grader-mutant-") as folder:
+    with tempfile.TemporaryDirectory(prefix=owners.scratch_prefix("mutant-")) as folder:
         for name in mutant.files:
             original = reference / name
             if not original.is_file():

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias, TypedDict
 
+from grader import owners
 from grader.exercise import project_root
 from grader.inert import inert_text
 from grader.judge.helpers import helper_code, reference_available
@@ -68,9 +69,12 @@ class TestRun:
     stopped: Judgement | None = None  # else the verdict that ended it (CE, a limit, a crash)
 
 
-def _scratch_root() -> str | None:
-    """Where submissions are laid out: $GRADER_SCRATCH, else the system's temporary folder."""
-    return os.environ.get("GRADER_SCRATCH") or None
+def _scratch_root() -> Path:
+    """Where submissions are laid out ($GRADER_SCRATCH, else the system's temporary folder),
+    once what graders that died left there is gone."""
+    root = owners.scratch_root()
+    owners.sweep_once(root)
+    return root
 
 
 def compile_limits(loaded: LoadedSuite) -> CompileLimits:
@@ -84,7 +88,9 @@ def compile_limits(loaded: LoadedSuite) -> CompileLimits:
 @contextmanager
 def prepared_submission(loaded: LoadedSuite, source: Path,
                         overlay: Path | None = None) -> Iterator[tuple[Prepared, Path]]:
-    scratch = Path(tempfile.mkdtemp(prefix="grader-", dir=_scratch_root()))
+    """The submission laid out in a fresh scratch folder that names this process as its owner
+    (removed on the way out; if this process is killed, by the next grader that starts)."""
+    scratch = Path(tempfile.mkdtemp(prefix=owners.scratch_prefix(), dir=_scratch_root()))
     scratch.chmod(0o755)
     try:
         suite = loaded.suite

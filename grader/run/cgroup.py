@@ -12,119 +12,22 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import functools
 import itertools
 import os
 import signal
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
+
+from grader import owners
+from grader.run.hierarchy import CONTROLLERS
+from grader.run.hierarchy import Hierarchy as Hierarchy
+from grader.run.hierarchy import every_hierarchy as every_hierarchy
+from grader.run.hierarchy import hierarchies as hierarchies
 
 GROUP_PREFIX = "gametree-grader-"
 STALE_AFTER_S = 600
-CONTROLLERS = ("memory", "cpu", "pids")
-V1_NAMES = {"memory": "memory", "cpu": "cpuacct", "pids": "pids"}
-
-
-@dataclass(frozen=True)
-class Hierarchy:
-    """Where one controller lives: the folder of the grader's own group, and the cgroup version."""
-
-    base: Path
-    version: int
-
-
-def _own_paths() -> dict[str, str]:
-    """Controller (or '' for v2) -> the grader's group path, from /proc/self/cgroup."""
-    paths: dict[str, str] = {}
-    with open("/proc/self/cgroup") as listing:
-        for line in listing:
-            _, controllers, path = line.rstrip("\n").split(":", 2)
-            for controller in controllers.split(",") if controllers else [""]:
-                paths[controller] = path
-    return paths
-
-
-def _mounts() -> list[tuple[Path, str, set[str]]]:
-    """(mount point, file system type, super options) of every cgroup mount."""
-    found = []
-    with open("/proc/self/mountinfo") as listing:
-        for line in listing:
-            fields = line.split()
-            separator = fields.index("-")
-            kind, options = fields[separator + 1], fields[separator + 3]
-            if kind in ("cgroup", "cgroup2") and fields[3] == "/":
-                found.append((Path(fields[4]), kind, set(options.split(","))))
-    return found
-
-
-@functools.cache
-def every_hierarchy() -> dict[str, Hierarchy]:
-    """Every mounted hierarchy whose grader group we may write, keyed as /proc/PID/cgroup names
-    it ('cpu,cpuacct', 'name=systemd', '' for v2): a test gets a group of its own in each, so
-    that it never shares the grader's group anywhere (freezer, cpu, cpuset ... included)."""
-    if os.geteuid() != 0:
-        return {}
-    try:
-        own, mounts = _own_lines(), _mounts()
-    except (OSError, ValueError):
-        return {}
-    found: dict[str, Hierarchy] = {}
-    for key, path in own.items():
-        wanted = set(key.split(",")) if key else set()
-        for point, kind, options in mounts:
-            if (kind == "cgroup2") != (key == "") or (key and not wanted <= options):
-                continue
-            base = point / path.lstrip("/")
-            if os.access(base, os.W_OK):
-                found[key] = Hierarchy(base, 2 if key == "" else 1)
-            break
-    return found
-
-
-def _own_lines() -> dict[str, str]:
-    """The controllers field of each line of /proc/self/cgroup -> the grader's group path."""
-    paths: dict[str, str] = {}
-    with open("/proc/self/cgroup") as listing:
-        for line in listing:
-            _, controllers, path = line.rstrip("\n").split(":", 2)
-            paths[controllers] = path
-    return paths
-
-
-@functools.cache
-def hierarchies() -> dict[str, Hierarchy]:
-    """Each usable controller's hierarchy ('memory', 'cpu', 'pids'), v1 preferred over v2."""
-    if os.geteuid() != 0:
-        return {}
-    try:
-        own, mounts = _own_paths(), _mounts()
-    except (OSError, ValueError):
-        return {}
-    found: dict[str, Hierarchy] = {}
-    for controller in CONTROLLERS:
-        name = V1_NAMES[controller]
-        for point, kind, options in mounts:
-            if kind == "cgroup" and name in options and name in own:
-                base = point / own[name].lstrip("/")
-                if os.access(base, os.W_OK):
-                    found[controller] = Hierarchy(base, 1)
-                break
-    for point, kind, _ in mounts:
-        if kind != "cgroup2" or "" not in own:
-            continue
-        base = point / own[""].lstrip("/")
-        if not os.access(base, os.W_OK):
-            break
-        enabled = _read(base / "cgroup.subtree_control").split()
-        for controller in CONTROLLERS:
-            if controller not in found and (controller == "cpu" or controller in enabled):
-                found[controller] = Hierarchy(base, 2)  # cpu.stat is there without the controller
-        found.setdefault("kill", Hierarchy(base, 2))
-        break
-    return found
 
 
 def _read(path: Path) -> str:
@@ -165,14 +68,9 @@ class GraderGroups:
 
     def _parent_in(self, base: Path) -> Path | None:
         if base not in self.parents:
-            for stale in base.glob(f"{GROUP_PREFIX}*"):
-                with contextlib.suppress(OSError):
-                    if time.time() - stale.stat().st_mtime > STALE_AFTER_S:
-                        for child in stale.iterdir():
-                            if child.is_dir():
-                                child.rmdir()
-                        stale.rmdir()  # only empty groups go: those of graders that were killed
-            path = base / f"{GROUP_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            v2 = base in {h.base for h in hierarchies().values() if h.version == 2}
+            _sweep_stale(base, v2)
+            path = base / f"{GROUP_PREFIX}{owners.me().tag}-{uuid.uuid4().hex[:8]}"
             try:
                 path.mkdir()
             except OSError:
@@ -181,7 +79,7 @@ class GraderGroups:
                 for name in ("cpuset.cpus", "cpuset.mems"):
                     _write(path / name, _read(base / name).strip())
                 _write(path / "cgroup.clone_children", "1")
-            if base in {h.base for h in hierarchies().values() if h.version == 2}:
+            if v2:
                 enabled = _read(base / "cgroup.subtree_control").split()
                 _write(path / "cgroup.subtree_control",
                        " ".join(f"+{c}" for c in ("memory", "pids") if c in enabled))
@@ -193,6 +91,49 @@ class GraderGroups:
             with contextlib.suppress(OSError):
                 path.rmdir()
         self.parents.clear()
+
+
+def _sweep_stale(base: Path, v2: bool) -> None:
+    """Remove the groups that graders which died left in `base`: a group names its owner (pid,
+    start time), and one whose owner is not running goes now, with any test still in it. A group
+    of an older grader (a pid only) goes once empty and untouched for STALE_AFTER_S."""
+    for stale in base.glob(f"{GROUP_PREFIX}*"):
+        if owners.left_by_the_dead(stale.name, GROUP_PREFIX):
+            _end_group(stale, v2)
+        elif owners.owner_in(stale.name, GROUP_PREFIX) is None:
+            with contextlib.suppress(OSError):
+                if time.time() - stale.stat().st_mtime > STALE_AFTER_S:
+                    for child in stale.iterdir():
+                        if child.is_dir():
+                            child.rmdir()
+                    stale.rmdir()  # only empty groups go: they may be a live grader's
+
+
+def _end_group(group: Path, v2: bool) -> None:
+    """Kill what is left in a dead grader's group and its test groups, and remove them (bounded:
+    what will not go now is left to the next run)."""
+    if v2:
+        _write(group / "cgroup.kill", "1")  # the whole subtree
+    for _ in range(200):
+        folders = [*_subfolders(group), group]
+        for folder in folders:
+            for pid in _read(folder / "cgroup.procs").split():
+                if pid.isdigit() and int(pid) > 0:  # never 0: that is our own process group
+                    with contextlib.suppress(OSError):
+                        os.kill(int(pid), signal.SIGKILL)
+        for folder in folders:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        if not group.exists():
+            return
+        time.sleep(0.005)
+
+
+def _subfolders(group: Path) -> list[Path]:
+    try:
+        return [child for child in group.iterdir() if child.is_dir() and not child.is_symlink()]
+    except OSError:
+        return []
 
 
 _groups = GraderGroups()
@@ -351,7 +292,7 @@ class TestCgroup:
         if not self.folders:
             return set()
         folder = next(iter(self.folders.values()))[0]
-        return {int(pid) for pid in _read(folder / "cgroup.procs").split()}
+        return {int(pid) for pid in _read(folder / "cgroup.procs").split() if pid.isdigit() and int(pid) > 0}
 
     def signal_kill(self) -> bool:
         """SIGKILL everything in the group once, without waiting; False if it was empty."""

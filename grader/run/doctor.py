@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.run import cgroup
+from grader.run import hierarchy
 from grader.run.channel import ServerStartError
 from grader.run.runner import ForkServer
 from grader.run.sandbox import bwrap_works, container_works, seccomp_works
@@ -32,7 +32,7 @@ class LevelReport:
 
 def host_facts() -> list[tuple[str, str]]:
     """(what, this host's answer) for everything the boundary relies on."""
-    hierarchies = cgroup.every_hierarchy()
+    hierarchies = hierarchy.every_hierarchy()
     versions = sorted({f"v{h.version}" for h in hierarchies.values()})
     return [
         ("grader uid", f"{os.geteuid()}" + (" (root: tests switch to an unprivileged uid)"

@@ -21,7 +21,7 @@ from pathlib import Path
 from grader.errors import UserError
 from grader.run import policy
 from grader.run.boundary import NAMESPACES, Promise
-from grader.run.cgroup import every_hierarchy
+from grader.run.hierarchy import every_hierarchy
 from grader.sandboxes import SANDBOX_CHOICES, Confinement, SandboxChoice
 
 # What the fork server keeps inside bubblewrap as real root: it forks, unshares, mounts, switches
