@@ -227,19 +227,24 @@ class TestCgroup:
                 contained[key] = folder
         return cls(folders, contained, missing, set(made.values()))
 
-    def set_limits(self, memory_bytes: int, tasks: int) -> bool:
-        """The kernel's hard backstops: memory (no swap) and tasks (threads count); False if a
-        write was refused."""
-        written = True
+    def set_limits(self, memory_bytes: int, tasks: int) -> str:
+        """The kernel's hard backstops: memory (no swap) and tasks (threads count); '' when set,
+        else which write the kernel refused and why."""
+        writes: list[tuple[Path, str]] = []
         if "memory" in self.folders:
             folder, version = self.folders["memory"]
-            written &= _write(folder / ("memory.limit_in_bytes" if version == 1 else "memory.max"),
-                              str(memory_bytes))
+            writes.append((folder / ("memory.limit_in_bytes" if version == 1 else "memory.max"),
+                           str(memory_bytes)))
             if version == 2 and (folder / "memory.swap.max").exists():
-                written &= _write(folder / "memory.swap.max", "0")
+                writes.append((folder / "memory.swap.max", "0"))
         if "pids" in self.folders:
-            written &= _write(self.folders["pids"][0] / "pids.max", str(tasks))
-        return written
+            writes.append((self.folders["pids"][0] / "pids.max", str(tasks)))
+        for path, value in writes:
+            try:
+                path.write_text(value)
+            except OSError as error:
+                return f"{path.parent.name}/{path.name} = {value}: {error.strerror}"
+        return ""
 
     @property
     def measures(self) -> set[str]:

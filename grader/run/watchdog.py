@@ -134,8 +134,9 @@ class Test:
         self.cgroup = server.spare_cgroup or TestCgroup.create(server.slot)
         server.spare_cgroup = None
         if self.cgroup is not None:  # the reporter stays out: it only waits, and must outlive a kill
-            if not self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE):
-                raise BoundaryShort("the kernel refused the test's memory or task limit")
+            refused = self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE)
+            if refused:
+                raise BoundaryShort(f"the kernel refused the test's limit ({refused})")
             if not self.cgroup.add(self.student):
                 raise ServerFault("could not move the test into its cgroup")
         self._check_boundary()
