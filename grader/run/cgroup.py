@@ -45,6 +45,16 @@ def _write(path: Path, text: str) -> bool:
     return True
 
 
+def _placed(pid: int) -> dict[str, str]:
+    """Each hierarchy (as /proc/PID/cgroup names it) -> the group `pid` is in there."""
+    placed = {}
+    for line in _read(Path(f"/proc/{pid}/cgroup")).splitlines():
+        _, controllers, path = line.split(":", 2) if line.count(":") >= 2 else ("", "", "")
+        if path.startswith("/") and path != "/":
+            placed[controllers] = path
+    return placed
+
+
 def _keyed(text: str, key: str) -> int:
     """The number after `key` in a 'key value' per line file (memory.events, pids.events)."""
     for line in text.splitlines():
@@ -174,6 +184,17 @@ class SlotGroups:
             self.folders[key] = made
         return self.folders[key]
 
+    def enter(self, pid: int) -> bool:
+        """Move `pid` (the fork server) into the slot's groups: the tests it forks from then on
+        start in them, and no write is needed per test there. False if any was refused."""
+        measuring = {hierarchy.base for hierarchy in hierarchies().values()}
+        entered = True
+        for key, hierarchy in every_hierarchy().items():
+            if hierarchy.base not in measuring:
+                folder = self.folder(key, hierarchy.base)
+                entered &= folder is not None and _write(folder / "cgroup.procs", str(pid))
+        return entered
+
     def remove(self) -> None:
         for folder in self.folders.values():
             for _ in range(100):
@@ -252,9 +273,15 @@ class TestCgroup:
         return set(self.folders) & set(CONTROLLERS)
 
     def add(self, pid: int) -> bool:
-        """Move `pid` into its group in every hierarchy; False if any refused."""
-        return all(_write(folder / "cgroup.procs", str(pid))
-                   for folder in self.own | set(self.contained.values()))
+        """Move `pid` into its group in every hierarchy (where it is not there already, as in
+        its fork server's slot groups); False if any refused."""
+        placed = _placed(pid)
+        targets = set(self.own)
+        for key, folder in self.contained.items():
+            path = placed.get(key)
+            if folder in self.own or not path or not str(folder).endswith(path):
+                targets.add(folder)
+        return all(_write(folder / "cgroup.procs", str(pid)) for folder in targets)
 
     def cpu_s(self) -> float | None:
         if "cpu" not in self.folders:

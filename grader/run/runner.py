@@ -115,6 +115,9 @@ class ForkServer:
         self.namespaces = ready["namespaces"]
         self.why_no_namespaces = ready["why"]
         self.server_pid = self._find_server()
+        if self.spare_cgroup is not None and not self.slot.enter(self.server_pid):
+            self.stop()
+            raise ServerStartError("the fork server could not be moved into its own cgroups")
         self.outside_namespaces = namespaces_of(self.server_pid)
         self.server_rss_kb = procfs.status_kb(self.server_pid, b"VmRSS:")  # tests share its pages
 
