@@ -14,7 +14,8 @@ in this order:
    read-only mounts. Then `private_proc`, in the namespace's first process: /proc shows only the
    test's own processes (or nothing, where the kernel refuses a new proc in a user namespace).
    /tmp is a fresh tmpfs; the test's code and inputs stay visible, read-only, where they were.
-3. `size_scratch`: /tmp, the only writable place, is capped in bytes and files; the kernel
+3. /tmp, the only writable place, is mounted capped in bytes and files (the request's scratch
+   limits: a request with other limits than the prepared test's gets a fresh one); the kernel
    charges its pages to the test's memory cgroup, so written files count as memory.
 4. `drop_bounding_set` (before the request arrives), `become` (the test's own unprivileged uid,
    when the grader is real root) and `drop_capabilities`: empty capability sets and bounding
@@ -173,7 +174,8 @@ def _fresh_dev(kept: list[str]) -> None:
     _mount(None, "/dev", None, MS_REMOUNT_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 
 
-def seal_file_system(hidden: list[str], kept: list[str], in_user_namespace: bool) -> None:
+def seal_file_system(hidden: list[str], kept: list[str], in_user_namespace: bool,
+                     scratch: tuple[int, int] = DEFAULT_SCRATCH) -> None:
     """Read-only everything, a private /tmp, `hidden` folders covered by empty mounts.
 
     `kept` are folders the test needs (its code and inputs) that may lie below /tmp or /dev:
@@ -185,7 +187,7 @@ def seal_file_system(hidden: list[str], kept: list[str], in_user_namespace: bool
     else:
         _mount_setattr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
         _fresh_dev(kept)
-    _cover("/tmp", _scratch_options(*DEFAULT_SCRATCH) + ",mode=1777", SCRATCH_FLAGS, kept)
+    _cover("/tmp", _scratch_options(*scratch) + ",mode=1777", SCRATCH_FLAGS, kept)
     for folder in hidden:
         if os.path.isdir(folder):  # below /tmp, it is gone already
             _mount("tmpfs", folder, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -212,11 +214,6 @@ def private_proc(under_bubblewrap: bool) -> None:
 def _scratch_options(size_bytes: int, files: int) -> str:
     """tmpfs options for a scratch of `size_bytes` and `files` (the kernel's minimums kept)."""
     return f"size={max(size_bytes, 4096)},nr_inodes={max(files, 16)}"
-
-
-def size_scratch(size_bytes: int, files: int) -> None:
-    """Cap the test's private /tmp (its only writable place) in bytes and files."""
-    _mount(None, "/tmp", None, MS_REMOUNT | SCRATCH_FLAGS, _scratch_options(size_bytes, files))
 
 
 def drop_bounding_set() -> None:
@@ -251,18 +248,25 @@ def become_subreaper() -> None:
     _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "child subreaper")
 
 
-def reach(paths: list[str]) -> None:
+def private_mounts() -> None:
+    """A mount namespace of our own, whose changes reach no one else (real root only)."""
+    _check(_libc.unshare(CLONE_NEWNS), "unshare (mount)")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+
+
+def reach(paths: list[str], also_kept: list[str]) -> None:
     """Let an unprivileged test reach `paths` (the interpreter, its code, its inputs).
 
     An ancestor that others cannot enter (a 0700 /root holding the interpreter) is covered by an
-    empty read-only tmpfs that keeps only the paths below it, so the rest stays out of reach.
+    empty read-only tmpfs that keeps only the paths below it (and `also_kept`: the fork server's
+    own I/O folder), so the rest stays out of reach.
     """
     for path in paths:
         parts = os.path.normpath(path).split("/")[1:-1]
         for depth in range(1, len(parts) + 1):
             ancestor = "/" + "/".join(parts[:depth])
             if not os.stat(ancestor).st_mode & 0o001:
-                kept = [p for p in paths if _under(p, ancestor)]
+                kept = [p for p in [*paths, *also_kept] if _under(p, ancestor)]
                 _cover(ancestor, "size=64k,nr_inodes=256,mode=0755", MS_NOSUID | MS_NODEV, kept)
                 _mount(None, ancestor, None, MS_REMOUNT_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
                 break

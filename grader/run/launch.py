@@ -27,7 +27,7 @@ def main(argv: list[str]) -> None:
     reach, command = rest[:separator], rest[separator + 1:]
     try:
         if uid_text != "-":
-            confine.reach(reach)
+            confine.reach(reach, [])
             os.chmod("/tmp", 0o1777)
         confine.drop_bounding_set()
         if uid_text != "-":

@@ -288,28 +288,17 @@ def read_request(fd: int) -> Request:
     return json.loads(_read_exactly(fd, size))  # type: ignore[no-any-return]
 
 
-def confine_test(config: ServerConfig, request: Request, out_fd: int, err_fd: int,
-                 work_dir: str, namespaces: bool) -> str:
-    """Everything the test does to itself before its request's code runs; its working folder."""
-    limits = request["limits"]
+def confine_ahead(config: ServerConfig, work_dir: str, namespaces: bool) -> str:
+    """What the prepared test does to itself before its request exists: its own session and
+    signals, its working folder, then for good its uid, no capability and the seccomp filter.
+    Its working folder is returned."""
     os.setsid()
     for sig in (signal.SIGXFSZ, signal.SIGXCPU, signal.SIGPIPE, signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
     if namespaces:
-        if (limits["scratch_bytes"], limits["scratch_files"]) != confine.DEFAULT_SCRATCH:
-            confine.size_scratch(limits["scratch_bytes"], limits["scratch_files"])
         work_dir = "/tmp"
-    stdin_fd = os.open(request["stdin"] or os.devnull, os.O_RDONLY)
-    os.dup2(stdin_fd, 0)
-    os.dup2(out_fd, 1)
-    os.dup2(err_fd, 2)
     os.chdir(work_dir)
-    backstop = int(limits["cpu_s"] * 1.25) + 2  # the parent judges; the kernel only backs it up
-    resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
-    # stdout's own cap is the parent's to judge; the kernel caps any one file at the larger space
-    largest = max(limits["output_bytes"], limits["scratch_bytes"]) + 1
-    resource.setrlimit(resource.RLIMIT_FSIZE, (largest, largest))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    confine.drop_bounding_set()
     if config["test_uid"] is not None:
         confine.become(config["test_uid"])
     confine.drop_capabilities()
@@ -317,19 +306,41 @@ def confine_test(config: ServerConfig, request: Request, out_fd: int, err_fd: in
     return work_dir
 
 
+def apply_request(request: Request, out_fd: int, err_fd: int) -> None:
+    """What the request decides, all within the test's own reach: stdin, output, limits."""
+    limits = request["limits"]
+    stdin_fd = os.open(request["stdin"] or os.devnull, os.O_RDONLY)
+    os.dup2(stdin_fd, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
+    backstop = int(limits["cpu_s"] * 1.25) + 2  # the parent judges; the kernel only backs it up
+    resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
+    # stdout's own cap is the parent's to judge; the kernel caps any one file at the larger space
+    largest = max(limits["output_bytes"], limits["scratch_bytes"]) + 1
+    resource.setrlimit(resource.RLIMIT_FSIZE, (largest, largest))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: int, err_fd: int,
                  ready_fd: int, work_dir: str, namespaces: bool) -> None:
-    """Runs as the test: take the request, confine, say so, wait for `g`, run, send back, exit.
+    """Runs as the test: confine, wait for the request, say so, wait for `g`, run, send back.
 
-    Nothing of the request runs before the parent has checked the boundary from outside and
-    moved the test into its cgroups: it says `g` only then. A step that fails ends the test
-    with the reason on its ready pipe (`x...`), before any of the request's code ran.
+    The privileged steps happen while the test is prepared ahead, off the critical path. Nothing
+    of the request runs before the parent has checked the boundary from outside and moved the
+    test into its cgroups: it says `g` only then. A step that failed ends the test with the
+    reason on its ready pipe (`x...`), before any of the request's code ran.
     """
+    failed = ""
+    try:
+        work_dir = confine_ahead(config, work_dir, namespaces)
+    except BaseException as error:
+        failed = f"{type(error).__name__}: {error}"
     os.write(ready_fd, b"r")
     try:
-        confine.drop_bounding_set()
         request = read_request(request_fd)
-        work_dir = confine_test(config, request, out_fd, err_fd, work_dir, namespaces)
+        if failed:
+            raise confine.ConfineError(1, failed)
+        apply_request(request, out_fd, err_fd)
         keep_only({result_fd, request_fd, ready_fd})
     except BaseException as error:
         with contextlib.suppress(BaseException):

@@ -64,8 +64,9 @@ class Prepared:
     """A test's processes, forked ahead and waiting for their request."""
 
     def __init__(self, number: int, waited: int, request_fd: int, result_fd: int,
-                 report_fd: int | None, ready_fd: int) -> None:
+                 report_fd: int | None, ready_fd: int, scratch: tuple[int, int]) -> None:
         self.number = number
+        self.scratch = scratch  # the /tmp it got: (bytes, files)
         self.ready_fd = ready_fd
         self.waited = waited  # the process reporting the test's exit, or the test itself
         self.request_fd = request_fd
@@ -81,6 +82,7 @@ class Server:
         self.namespaces = config["namespaces"]
         self.why = "" if self.namespaces else "namespaces were not asked for"
         self.ahead: Prepared | None = None
+        self.scratch = confine.DEFAULT_SCRATCH  # what the next prepared test's /tmp holds
 
     # -- preparing a test
 
@@ -91,6 +93,7 @@ class Server:
 
     def launch(self) -> Prepared:
         """Fork the next test's processes; with namespaces, `finish` collects what they report."""
+        scratch = self.scratch
         self.counter += 1
         number = self.counter
         base = os.path.join(self.io_dir, str(number))
@@ -114,7 +117,7 @@ class Server:
             try:
                 keep_only(child_fds)
                 if self.namespaces:
-                    self._enter(request_r, result_w, report_w, out_fd, err_fd, ready_w)
+                    self._enter(request_r, result_w, report_w, out_fd, err_fd, ready_w, scratch)
                 else:
                     os.close(report_w)
                     test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w,
@@ -128,8 +131,8 @@ class Server:
             os.close(fd)
         if not self.namespaces:
             os.close(report_r)
-            return Prepared(number, pid, request_w, result_r, None, ready_r)
-        return Prepared(number, pid, request_w, result_r, report_r, ready_r)
+            return Prepared(number, pid, request_w, result_r, None, ready_r, scratch)
+        return Prepared(number, pid, request_w, result_r, report_r, ready_r, scratch)
 
     def finish(self, prepared: Prepared) -> Prepared | None:
         """The launched test once it waits for its request, or None if the namespaces failed."""
@@ -149,7 +152,7 @@ class Server:
         return prepared
 
     def _enter(self, request_r: int, result_w: int, report_w: int, out_fd: int, err_fd: int,
-               ready_w: int) -> None:
+               ready_w: int, scratch: tuple[int, int]) -> None:
         """In the first child: enter the namespaces, seal the file system, fork the test, report.
 
         The test is the first process (pid 1) of its pid namespace: when it ends, the kernel kills
@@ -157,8 +160,7 @@ class Server:
         """
         in_user_namespace = confine.enter_namespaces(own_network=not self.config["sandboxed"])
         kept = [self.config["code_dir"], *self.config["inputs"]]
-        confine.seal_file_system([self.io_dir], kept, in_user_namespace)
-        confine.reach(self.config["reach"])
+        confine.seal_file_system([self.io_dir], kept, in_user_namespace, scratch)
         student = os.fork()
         if student == 0:
             os.close(report_w)
@@ -238,6 +240,15 @@ class Server:
                 os.waitpid(prepared.waited, 0)
         os.close(pidfd)
 
+    def discard(self, prepared: Prepared) -> None:
+        """End a prepared test that will not run (it reads the end of its request and exits)."""
+        for fd in (prepared.request_fd, prepared.result_fd, prepared.ready_fd,
+                   *([prepared.report_fd] if prepared.report_fd is not None else [])):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(prepared.waited, 0)
+
     def _exited(self, prepared: Prepared) -> tuple[int, float, int, bool]:
         """(wait status, CPU s, max RSS kB, whether the reporter is still to reap): its report, or wait4."""
         if prepared.report_fd is not None:
@@ -250,9 +261,21 @@ class Server:
             reap_strays(prepared.waited)
         return status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, False
 
+    def open_the_way(self) -> None:
+        """Once, in a mount namespace of the server's own that every test's copies: cover the
+        closed folders above what the tests' uid must reach (`confine.reach`)."""
+        if self.namespaces and self.config["test_uid"] is not None and self.config["reach"]:
+            try:
+                confine.private_mounts()
+                confine.reach(self.config["reach"], [self.io_dir])
+            except OSError as error:
+                self.namespaces = False
+                self.why = f"the way to the interpreter could not be opened: {error}"
+
     def serve(self) -> None:
         confine.set_not_dumpable()
         confine.become_subreaper()  # orphans of a test become ours, so none escape the cleanup
+        self.open_the_way()
         control_in = os.fdopen(os.dup(0), "rb")
         control_out = os.fdopen(os.dup(1), "wb")
         for fd in (control_in.fileno(), control_out.fileno()):
@@ -267,9 +290,23 @@ class Server:
         while request := control_in.readline():
             reap_orphans()
             self.ahead = None
+            wanted = _scratch_of(request)
+            if self.namespaces and wanted is not None and wanted != prepared.scratch:
+                self.discard(prepared)  # its /tmp has other limits: a fresh one gets these
+                self.scratch = wanted
+                prepared = self.prepare()
             self.run(prepared, request, control_in, control_out)
             launched = self.ahead
             prepared = (self.finish(launched) if launched else None) or self.prepare()
+
+
+def _scratch_of(request: bytes) -> tuple[int, int] | None:
+    """The scratch limits (bytes, files) a request asks for (the parent's own message)."""
+    try:
+        limits = json.loads(request)["limits"]
+        return int(limits["scratch_bytes"]), int(limits["scratch_files"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _write_all(fd: int, data: bytes) -> None:
