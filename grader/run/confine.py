@@ -233,11 +233,13 @@ def drop_bounding_set() -> None:
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
+_CAP_HEADER = _CapHeader(version=LINUX_CAPABILITY_VERSION_3, pid=0)
+_NO_CAPABILITIES = (_CapData * 2)()
+
+
 def drop_capabilities() -> None:
     """No capability left in any set (after `drop_bounding_set`, none can come back)."""
-    header = _CapHeader(version=LINUX_CAPABILITY_VERSION_3, pid=0)
-    data = (_CapData * 2)()
-    _check(_libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
+    _check(_libc.capset(ctypes.byref(_CAP_HEADER), ctypes.byref(_NO_CAPABILITIES)), "capset")
 
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -294,10 +296,27 @@ class _SockFilterProgram(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_seccomp(program: bytes) -> None:
-    """Install the compiled filter (grader/run/policy.py); needs no_new_privs or privilege."""
+_prepared_filter: list[tuple[ctypes.Array[ctypes.c_char], _SockFilterProgram]] = []
+
+
+def prepare_seccomp(program: bytes) -> None:
+    """Build the filter's kernel structure once (in the fork server); every test forked from
+    then on installs it without building it again."""
     buffer = ctypes.create_string_buffer(program, len(program))
-    fprog = _SockFilterProgram(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    _prepared_filter[:] = [(buffer, _SockFilterProgram(len(program) // 8,
+                                                        ctypes.cast(buffer, ctypes.c_void_p)))]
+    for name in ("prctl", "capset", "unshare", "mount", "syscall"):
+        getattr(_libc, name)  # resolved now, not in each test
+
+
+def install_seccomp(program: bytes | None = None) -> None:
+    """Install the compiled filter (grader/run/policy.py; default: the one `prepare_seccomp`
+    built); needs no_new_privs or privilege."""
+    if program is not None or not _prepared_filter:
+        if program is None:
+            raise ConfineError(1, "seccomp: no filter was prepared")
+        prepare_seccomp(program)
+    fprog = _prepared_filter[0][1]
     _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
     if _libc.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != SECCOMP_MODE_FILTER:
         raise ConfineError(1, "seccomp: the filter is not in force")

@@ -273,6 +273,7 @@ class Server:
                 self.why = f"the way to the interpreter could not be opened: {error}"
 
     def serve(self) -> None:
+        confine.prepare_seccomp(bytes.fromhex(self.config["seccomp"]))
         confine.set_not_dumpable()
         confine.become_subreaper()  # orphans of a test become ours, so none escape the cleanup
         self.open_the_way()
