@@ -109,7 +109,7 @@ def _sweep_stale(base: Path, v2: bool) -> None:
     of an older grader (a pid only) goes once empty and untouched for STALE_AFTER_S."""
     for stale in base.glob(f"{GROUP_PREFIX}*"):
         if owners.left_by_the_dead(stale.name, GROUP_PREFIX):
-            _end_group(stale, v2)
+            end_group(stale, v2)
         elif owners.owner_in(stale.name, GROUP_PREFIX) is None:
             with contextlib.suppress(OSError):
                 if time.time() - stale.stat().st_mtime > STALE_AFTER_S:
@@ -119,7 +119,7 @@ def _sweep_stale(base: Path, v2: bool) -> None:
                     stale.rmdir()  # only empty groups go: they may be a live grader's
 
 
-def _end_group(group: Path, v2: bool) -> None:
+def end_group(group: Path, v2: bool = False) -> None:
     """Kill what is left in a dead grader's group and its test groups, and remove them (bounded:
     what will not go now is left to the next run)."""
     if v2:

@@ -55,9 +55,7 @@ def _run(script: Path, root: Path, env: dict[str, str]) -> None:
     assert done.returncode == 0, f"{script.name} failed:\n{done.stdout}\n{done.stderr}"
 
 
-@pytest.mark.slow
-def test_setup_and_run_autograder_grade_the_reference_and_a_mutant(tmp_path: Path) -> None:
-    loaded = load_suite("bitgrid")
+def _autograder(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     target = tmp_path / "autograder.zip"
     assert main(["gradescope", "bitgrid", str(target)]) == 0
     root = tmp_path / "autograder"
@@ -68,16 +66,29 @@ def test_setup_and_run_autograder_grade_the_reference_and_a_mutant(tmp_path: Pat
            "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "GRADER_ROOT": "/nonexistent",
            "GRADER_CACHE": str(tmp_path / "cache")}
     _run(root / "source" / "setup.sh", root, env)
-    assert (root / "venv" / "bin" / "python").exists()
-    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")  # as Gradescope does
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    return root, env
 
-    def autograde(submission: Path) -> dict[str, object]:
-        shutil.rmtree(root / "submission", ignore_errors=True)
-        shutil.rmtree(root / "results", ignore_errors=True)
-        shutil.copytree(submission, root / "submission")
-        _run(root / "run_autograder", root, env)
-        data: dict[str, object] = json.loads((root / "results" / "results.json").read_text())
-        return data
+
+def _autograde(root: Path, env: dict[str, str], submission: Path, *launcher: str) -> dict[str, Any]:
+    shutil.rmtree(root / "submission", ignore_errors=True)
+    shutil.rmtree(root / "results", ignore_errors=True)
+    shutil.copytree(submission, root / "submission")
+    done = subprocess.run([*launcher, "bash", str(root / "run_autograder")], cwd=root / "source",
+                          capture_output=True, text=True, env={**os.environ, **env}, timeout=300)
+    assert done.returncode == 0, f"run_autograder failed:\n{done.stdout}\n{done.stderr}"
+    data: dict[str, Any] = json.loads((root / "results" / "results.json").read_text())
+    return data
+
+
+@pytest.mark.slow
+def test_setup_and_run_autograder_grade_the_reference_and_a_mutant(tmp_path: Path) -> None:
+    loaded = load_suite("bitgrid")
+    root, env = _autograder(tmp_path)
+    assert (root / "venv" / "bin" / "python").exists()
+
+    def autograde(submission: Path) -> dict[str, Any]:
+        return _autograde(root, env, submission)
 
     reference = autograde(loaded.exercise.reference)
     tests = reference["tests"]
@@ -137,21 +148,6 @@ if _got:
 '''
 
 
-def _autograder(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    target = tmp_path / "autograder.zip"
-    assert main(["gradescope", "bitgrid", str(target)]) == 0
-    root = tmp_path / "autograder"
-    with zipfile.ZipFile(target) as archive:
-        archive.extractall(root / "source")
-    wheels = _wheelhouse(root / "source" / "requirements.txt", tmp_path / "wheels")
-    env = {"AUTOGRADER_ROOT": str(root), "PYTHON": sys._base_executable, "SETUP_NO_APT": "1",
-           "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "GRADER_ROOT": "/nonexistent",
-           "GRADER_CACHE": str(tmp_path / "cache")}
-    _run(root / "source" / "setup.sh", root, env)
-    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
-    return root, env
-
-
 def _hostile_submission(root: Path, target: Path) -> Path:
     reference = load_suite("bitgrid").exercise.reference
     shutil.copytree(reference, target)
@@ -160,17 +156,6 @@ def _hostile_submission(root: Path, target: Path) -> Path:
     grid.write_text(future + "from __future__ import annotations\n"
                     + HOSTILE_PRELUDE.format(root=str(root)) + rest)
     return target
-
-
-def _autograde(root: Path, env: dict[str, str], submission: Path, *launcher: str) -> dict[str, Any]:
-    shutil.rmtree(root / "submission", ignore_errors=True)
-    shutil.rmtree(root / "results", ignore_errors=True)
-    shutil.copytree(submission, root / "submission")
-    done = subprocess.run([*launcher, "bash", str(root / "run_autograder")], cwd=root / "source",
-                          capture_output=True, text=True, env={**os.environ, **env}, timeout=300)
-    assert done.returncode == 0, f"run_autograder failed:\n{done.stdout}\n{done.stderr}"
-    data: dict[str, Any] = json.loads((root / "results" / "results.json").read_text())
-    return data
 
 
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the container level needs root")

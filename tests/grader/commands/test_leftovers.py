@@ -32,7 +32,7 @@ import pytest
 from grader import owners
 from grader.cli import main
 from grader.exercise import project_root
-from grader.run.cgroup import GROUP_PREFIX, hierarchies
+from grader.run.cgroup import GROUP_PREFIX, end_group, hierarchies
 from tests.toy_class import REFERENCE, RIGHT
 
 pytestmark = [pytest.mark.slow,
@@ -229,20 +229,7 @@ def _remove(leftovers: Leftovers) -> None:
     for path in leftovers.semaphores:
         path.unlink(missing_ok=True)
     for group in leftovers.cgroups:
-        for _ in range(100):
-            with contextlib.suppress(OSError):
-                folders = [*(p for p in group.iterdir() if p.is_dir()), group]
-                for folder in folders:
-                    for pid in (folder / "cgroup.procs").read_text().split():
-                        if int(pid) > 0:
-                            with contextlib.suppress(OSError):
-                                os.kill(int(pid), signal.SIGKILL)
-                for folder in folders:
-                    with contextlib.suppress(OSError):
-                        folder.rmdir()
-            if not group.exists():
-                break
-            time.sleep(0.01)
+        end_group(group)
 
 
 def _until(condition: Callable[[], bool], what: str, run: Reaped) -> None:
