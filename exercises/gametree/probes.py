@@ -7,6 +7,10 @@ its value.
 
 from __future__ import annotations
 
+import sys
+from types import CodeType, FrameType
+from typing import Any
+
 import gametree
 from lazytree import bfs, count_nodes
 from prelude import Bitmap, Offset, State, Value, check_game
@@ -72,3 +76,65 @@ def tree_value(fields: list[int], alpha: Value, beta: Value) -> Value:
 
     value = tictactoe.bval(alpha, beta, gametree.tree(state_of(fields)))
     return max(alpha, min(beta, value))
+
+
+# ---------------------------------------------------------------- the work of solve
+
+
+class _Stopped(BaseException):
+    """Raised inside `solve` once its search has searched more positions than the budget."""
+
+
+_last: list[Value | None] = [None]  # what the last counted solve returned
+
+
+def positions_searched(w: int, h: int, k: int, budget: int) -> int:
+    """How many positions `tictactoe.solve(w, h, k)` searches: the calls of its search.
+
+    The search is the function of tictactoe.py that calls itself deepest (your alpha-beta over
+    game states; a call that the transposition table answers at once counts too). Each of its
+    calls is one position searched; a search without a table searches the same positions again
+    and again. The count is taken from outside the search (`sys.settrace` sees every call), and
+    the search is stopped once it passes `budget`: the grader compares the count with the
+    reference's on the same game (at most a stated multiple of it). `searched_value()` then
+    gives what solve returned (None when it was stopped).
+    """
+    import tictactoe  # here, so that a broken tictactoe.py costs only the tests that use it
+
+    mine = tictactoe.__file__
+    calls: dict[CodeType, int] = {}
+    depth: dict[CodeType, int] = {}
+    deepest: list[Any] = [None, 0]  # the code that recursed deepest so far, and how deep
+
+    def returned(frame: FrameType, event: str, _arg: Any) -> Any:
+        if event == "return":
+            depth[frame.f_code] -= 1
+        return returned
+
+    def called(frame: FrameType, _event: str, _arg: Any) -> Any:
+        code = frame.f_code
+        if code.co_filename != mine:
+            return None
+        calls[code] = calls.get(code, 0) + 1
+        now = depth[code] = depth.get(code, 0) + 1
+        if now > deepest[1]:
+            deepest[0], deepest[1] = code, now
+        if code is deepest[0] and calls[code] > budget:
+            raise _Stopped
+        frame.f_trace_lines = False
+        return returned
+
+    _last[0] = None
+    sys.settrace(called)
+    try:
+        _last[0] = tictactoe.solve(w, h, k)
+    except _Stopped:
+        pass
+    finally:
+        sys.settrace(None)
+    return calls.get(deepest[0], 0) if deepest[0] is not None else 0
+
+
+def searched_value() -> Value | None:
+    """What `tictactoe.solve` returned in the last `positions_searched` (None if stopped)."""
+    return _last[0]

@@ -45,13 +45,18 @@ def solve(w: int, h: int, k: int) -> Value:
     """The value of the (w, h, k) game for the first player when both play perfectly: +1 if
     the first player can force a win, -1 if the second player can, 0 if it is a draw.
 
-    `solve(3, 3, 3)` is 0; so is `solve(4, 4, 4)`, which must fit in the test's 30 s of CPU (a
+    `solve(3, 3, 3)` is 0; so is `solve(4, 4, 4)`, which must fit in the test's 90 s of CPU (a
     plain solution as described here takes 5-10 s; a tree search without a table takes minutes).
     To get there, search the game states directly (no tree needed) with alpha-beta, and keep a
     transposition table keyed by the position (the two bitmaps, for instance). Take care: a
     value found with a narrowed window (alpha, beta) is only a bound when it lands on or
     outside the window, so store whether you know the exact value, a lower bound or an upper
     bound, and use each kind accordingly when the position comes back.
+
+    The grader also counts your search's work (`probes.positions_searched`): the calls of the
+    function in this file that calls itself (your alpha-beta over states, one call per
+    position searched) while solving (7, 2, 5). It may make at most 6 times as many as the
+    reference's; without a table it makes about 35 times as many.
 
     >>> solve(3, 3, 2), solve(3, 3, 3)
     (1, 0)

@@ -92,7 +92,7 @@ def reference_timing(loaded: LoadedSuite, test: TestSpec, sandbox: Confinement) 
         for _ in range(CALIBRATION_RUNS):
             run = grader.run_test(test, own_helpers=True)
             if run.outcome is None or run.stopped is not None:
-                stopped = run.stopped or Judgement(Verdict.JE)
+                stopped = run.stopped or Judgement(Verdict.JE, "the test did not run")
                 raise CalibrationError(f"{loaded.path}: calibrating '{test.name}': the reference gets "
                                    f"{stopped.verdict.value}: {stopped.message}")
             runs.append((run.outcome.cpu_s, run.outcome.wall_s))

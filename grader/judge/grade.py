@@ -48,10 +48,13 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
         usage = Usage(cpu_s=outcome.cpu_s, wall_s=outcome.wall_s, peak_mb=outcome.peak_mb,
                       resident_mb=outcome.resident_mb)
         stdout = outcome.stdout.decode("utf-8", "replace")[:4000] if test.kind == "call" else None
+    message = judgement.message
+    if judgement.verdict is Verdict.JE and not message.strip():
+        message = "the grader failed without saying why (a grader bug: please report it)"
     return TestResult(name=test.name, verdict=judgement.verdict,
                       points=test.points if judgement.verdict is Verdict.AC else 0.0,
                       max_points=test.points, visibility=test.visibility, kind=test.kind, usage=usage,
-                      message=shown(judgement.message), details=shown(judgement.details),
+                      message=shown(message), details=shown(judgement.details),
                       stdout=shown(stdout) if stdout else None,
                       limits=outcome.limits.model_dump() if outcome is not None else {},
                       limits_note=limits_note)
@@ -135,7 +138,8 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                             if test.reference_helpers:
                                 judgement = advised(grader, test, judgement, verdicts)
                     except (OSError, ValueError, KeyError, RuntimeError) as error:
-                        judgement = Judgement(Verdict.JE, f"{error}")
+                        judgement = Judgement(Verdict.JE, f"the grader failed: "
+                                              f"{type(error).__name__}: {error}".rstrip(": "))
                     result = result_of(test, judgement, outcome, limits[test.name].note,
                                        grader.shown)
                     report.results.append(result)

@@ -326,6 +326,14 @@ class TestCgroup:
         folder = next(iter(self.folders.values()))[0]
         return {int(pid) for pid in _read(folder / "cgroup.procs").split() if pid.isdigit() and int(pid) > 0}
 
+    def threads(self) -> set[int]:
+        """Every thread of the test's processes (v1 `tasks`, v2 `cgroup.threads`)."""
+        if not self.folders:
+            return set()
+        folder, version = next(iter(self.folders.values()))
+        listing = _read(folder / ("tasks" if version == 1 else "cgroup.threads")).split()
+        return {int(tid) for tid in listing if tid.isdigit() and int(tid) > 0}
+
     def signal_kill(self) -> bool:
         """SIGKILL everything in the group once, without waiting; False if it was empty."""
         if self._v2_kill():

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeAlias
 
 from grader.run import boundary, procfs
+from grader.run.asleep import SleepWatch
 from grader.run.boundary import Boundary, Promise
 from grader.run.cgroup import SlotGroups, TestCgroup
 from grader.run.channel import Channel, ServerFault
@@ -30,7 +31,7 @@ STDERR_CAP_BYTES = 64 * 1024
 ANSWER_TIMEOUT_S = 10.0
 AFTER_KILL_TIMEOUT_S = 10.0
 MEMORY_BACKSTOP = (1.25, 32 * 1024 * 1024)  # the kernel's hard limit: limit x 1.25 + 32 MB
-KillReason: TypeAlias = Literal["cpu", "wall", "memory", "output", "processes"]
+KillReason: TypeAlias = Literal["cpu", "wall", "memory", "output", "processes", "asleep"]
 
 
 class BoundaryShort(ServerFault):
@@ -53,6 +54,7 @@ class RunOutcome:
     stderr: bytes = b""
     worker_failure: str | None = None
     limits: Limits = field(default_factory=Limits)
+    asleep_s: float = 0.0  # the longest the test was seen asleep (grader.run.asleep)
 
 
 class Server(Protocol):
@@ -163,7 +165,7 @@ class Test:
             raise BoundaryShort(f"the test's boundary is weaker than the sandbox promises: it "
                                 f"{'; it '.join(problems)}{why}")
 
-    def _sample(self, started: float) -> KillReason | None:
+    def _sample(self, started: float, sleep: SleepWatch) -> KillReason | None:
         """Why the test must be stopped now, if it must."""
         limits, cgroup = self.limits, self.cgroup
         measures = cgroup.measures if cgroup is not None else set()
@@ -188,7 +190,13 @@ class Test:
             return "cpu"
         if processes > limits.processes or (cgroup is not None and cgroup.refused_forks()):
             return "processes"
-        if time.monotonic() - started > limits.wall_s:
+        threads = cgroup.threads if cgroup is not None else lambda: procfs.threads(tree)
+        moment = time.monotonic()
+        asleep = sleep.asleep(moment, cpu, threads)
+        self.outcome.asleep_s = round(sleep.longest_s, 3)
+        if asleep:
+            return "asleep"
+        if moment - started > limits.wall_s:
             return "wall"
         return None
 
@@ -199,6 +207,7 @@ class Test:
         if self.server.spare_cgroup is None:  # made while the test runs, for the next one
             self.server.spare_cgroup = TestCgroup.create(self.server.slot)
         self.server.sweep()
+        sleep = SleepWatch(started)
         while True:
             elapsed = time.monotonic() - started
             interval = next(step for until, step in SAMPLE_INTERVALS_S if elapsed < until)
@@ -212,7 +221,7 @@ class Test:
                 if time.monotonic() > deadline:
                     raise ServerFault("the fork server did not report a test it was told to end")
                 continue
-            reason = self._sample(started)
+            reason = self._sample(started, sleep)
             if reason is not None:
                 self.outcome.killed_for = reason
                 self._kill()

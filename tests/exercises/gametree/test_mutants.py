@@ -26,8 +26,9 @@ QUESTION_OF_FUNCTION = {
 }
 """The question grading a function, where it is not the function's name with dashes."""
 
-SAME_QUESTION = {"solve-4x4x4": "solve"}
-"""Tests grading the same question as another one under a name of their own."""
+SAME_QUESTION = {"solve-4x4x4": "solve", "solve-work": "solve"}
+"""Tests grading the same question as another one under a name of their own (since issue 20 no
+mutant is caught by solve-4x4x4's time: the table is checked by count, in solve-work)."""
 
 
 def question_of_function(changed: str) -> str:
@@ -44,8 +45,8 @@ def test_a_mutant_changes_one_function_and_names_only_its_question(mutant: Mutan
 
 
 def test_every_question_has_a_mutant() -> None:
-    questions = {question_of(t.name) for t in load_suite("gametree").suite.tests}
-    aimed = {question_of(test) for m in MUTANTS for test in m.failing_tests or []}
+    questions = {SAME_QUESTION.get(t.name, question_of(t.name)) for t in load_suite("gametree").suite.tests}
+    aimed = {SAME_QUESTION.get(test, question_of(test)) for m in MUTANTS for test in m.failing_tests or []}
     assert questions - aimed == set()
 
 
