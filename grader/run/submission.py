@@ -135,3 +135,10 @@ def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
         path.chmod(0o755 if path.is_dir() else 0o644)
     destination.chmod(0o755)
     return prepared
+
+
+def files_of(source: Path) -> dict[str, bytes]:
+    """The files of a submitted folder or .zip, with the same checks and caps as grading uses."""
+    if source.is_dir():
+        return _files_from_folder(source)
+    return _files_from_zip(source)

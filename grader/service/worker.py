@@ -1,0 +1,151 @@
+"""A grading worker: a process of its own that takes queued submissions and grades them with the
+grading engine, until its parent (`grader serve`) ends.
+
+`python -m grader.service.worker COURSE INSTANCE --parent PID [--sandbox LEVEL]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import signal
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from grader.batch import identity as ids
+from grader.batch.grading import failed_report, status_of
+from grader.judge.grade import grade, select_tests
+from grader.judge.verdicts import TestResult, Verdict
+from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, attempt_from_results
+from grader.report.reports import results_json
+from grader.run.submission import SubmissionError
+from grader.service.course import Course, load_course, suite_of
+from grader.service.storage import blob_path
+from grader.suite.load import LoadedSuite, load_suite
+
+IDLE_S = 0.2
+PR_SET_PDEATHSIG = 1
+
+
+def gradebook_folder(course: Course, assignment: str) -> Path:
+    """Where an assignment's gradebook lives (`grader gradebook` reads this folder)."""
+    return course.state / "gradebooks" / assignment
+
+
+class Lost(Exception):
+    """The job is no longer this worker's (queued again after it was thought dead)."""
+
+
+def grade_payload(loaded: LoadedSuite, source: Path, names: list[str] | None,
+                  sandbox: str | None, on_result: Any) -> tuple[dict[str, Any], str]:
+    """results.json data and status of one grading, as a batch grades (`grade_one`)."""
+    if ids.is_empty(source):
+        return results_json(failed_report(loaded, source, "the submission holds no file")), "empty"
+    try:
+        report = grade(loaded, source, names=names, sandbox=sandbox, on_result=on_result)
+        return results_json(report), status_of(report)
+    except SubmissionError as error:
+        return results_json(failed_report(loaded, source, str(error))), "corrupt"
+    except (Lost, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        report = failed_report(loaded, source, f"grader error: {error!r}", Verdict.JE)
+        return results_json(report), "JE"
+
+
+def merged(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
+    """A regrade of some tests laid over the previous full results."""
+    if not before:
+        return after
+    fresh = {test["name"]: test for test in after["tests"]}
+    tests = [fresh.get(test["name"], test) for test in before["tests"]]
+    data = dict(before)
+    data.update(tests=tests, score=sum(float(test["score"]) for test in tests))
+    data["extra_data"] = {**before.get("extra_data", {}), **after.get("extra_data", {}),
+                          "max_score": before["extra_data"]["max_score"]}
+    return data
+
+
+def grade_job(course: Course, worker: str, sandbox: str | None) -> bool:
+    """Claim and grade one job; False when the queue was empty."""
+    from grader.service import jobs
+
+    sub = jobs.claim(worker)
+    if sub is None:
+        return False
+    assignment = course.assignment(sub.assignment)
+    assert assignment is not None, f"submission {sub.id} of an assignment no longer in the course"
+    loaded = load_suite(suite_of(course, assignment))
+    source = blob_path(course.state, sub.blob)
+    names = list(sub.only_tests) if sub.only_tests else None
+    total = len(select_tests(loaded, False, names))
+    done = 0
+    jobs.progress(sub, worker, f"test 1 of {total}")
+
+    def on_result(result: TestResult) -> None:
+        nonlocal done
+        done += 1
+        if not jobs.progress(sub, worker, f"test {min(done + 1, total)} of {total}"):
+            raise Lost(sub.id)
+
+    try:
+        data, status = grade_payload(loaded, source, names, sandbox, on_result)
+    except Lost:
+        return True
+    if names:
+        data = merged(sub.results, data)
+    graded_at = datetime.now(UTC).isoformat(timespec="seconds")
+    identity = ids.identity_of(loaded, source, ids.suite_fingerprint(loaded),
+                               ids.expectations_fingerprint(loaded))
+    data["extra_data"].update(student=sub.user.username, status=status, graded_at=graded_at,
+                              submission=sub.id, **identity.as_dict())
+    attempt = attempt_from_results(sub.user.username, identity.as_dict(), status, data, graded_at)
+    folder = gradebook_folder(course, assignment.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    with Gradebook(folder / GRADEBOOK_NAME) as book:
+        book.claim(loaded.name)
+        number = book.add(attempt, key=f"{sub.id}#{sub.generation}")
+    penalty = assignment.penalty(sub.late_minutes, float(data["extra_data"]["max_score"]))
+    jobs.finish(sub, worker, data, number, penalty, failed=status == "JE")
+    return True
+
+
+def _stop(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise SystemExit(128 + signum)
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGTERM when the service ends, however it ends (SIGKILL included)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:
+        raise SystemExit(143)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="grader.service.worker")
+    parser.add_argument("course", type=Path)
+    parser.add_argument("instance", help="the service's instance; the worker is INSTANCE-PID")
+    parser.add_argument("--parent", type=int, required=True)
+    parser.add_argument("--sandbox")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(args.parent)
+    from grader.service.setup import configure
+
+    course = load_course(args.course)
+    configure(course)
+    worker = f"{args.instance}-{os.getpid()}"
+    while True:
+        if not grade_job(course, worker, args.sandbox):
+            time.sleep(IDLE_S)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
