@@ -41,7 +41,7 @@ def caller(request: HttpRequest, session: bool = True) -> User | None:
         scheme, _, token = header.partition(" ")
         return user_of_token(token.strip()) if scheme.lower() == "bearer" else None
     if session and request.user.is_authenticated and request.user.is_active:
-        user: User = request.user  # type: ignore[assignment]
+        user: User = request.user
         return user
     return None
 

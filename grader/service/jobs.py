@@ -57,9 +57,10 @@ def accept(course: Course, user: User, assignment: Assignment,
                 if assignment.attempts is not None and taken >= assignment.attempts:
                     raise Refused(f"no attempt left: {assignment.name} allows "
                                   f"{assignment.attempts}", 429)
-                return Submission.objects.create(
+                created: Submission = Submission.objects.create(
                     id=uuid.uuid4().hex, user=user, assignment=assignment.name, number=taken + 1,
                     submitted_at=moment, blob=sha, files=names, late_minutes=late)
+                return created
         except IntegrityError:
             continue  # another submission of the same student took the number: count again
     raise Refused("too many submissions at once; try again", 503)
@@ -71,7 +72,8 @@ def claim(worker: str) -> Submission | None:
         taken = Submission.objects.filter(pk=candidate.pk, status=QUEUED).update(
             status=RUNNING, worker=worker, heartbeat=now(), tries=F("tries") + 1, progress="")
         if taken:
-            return Submission.objects.select_related("user").get(pk=candidate.pk)
+            claimed: Submission = Submission.objects.select_related("user").get(pk=candidate.pk)
+            return claimed
     return None
 
 
@@ -98,14 +100,15 @@ def requeue(workers_gone: list[str] | None = None) -> int:
     running = Submission.objects.filter(status=RUNNING)
     if workers_gone is not None:
         running = running.filter(worker__in=workers_gone)
-    failed = running.filter(tries__gte=MAX_TRIES).update(
+    failed: int = running.filter(tries__gte=MAX_TRIES).update(
         status=ERROR, progress=f"grading stopped {MAX_TRIES} times (its worker died)")
-    return failed + running.filter(tries__lt=MAX_TRIES).update(status=QUEUED, worker="",
-                                                                progress="")
+    again: int = running.filter(tries__lt=MAX_TRIES).update(status=QUEUED, worker="", progress="")
+    return failed + again
 
 
 def regrade(assignment: str, tests: list[str] | None = None) -> int:
     """Queue every graded submission of `assignment` again (only `tests`, when named)."""
-    return Submission.objects.filter(assignment=assignment, status__in=[GRADED, ERROR]).update(
-        status=QUEUED, generation=F("generation") + 1, only_tests=tests or None, tries=0,
-        worker="", progress="")
+    count: int = Submission.objects.filter(assignment=assignment, status__in=[GRADED, ERROR]) \
+        .update(status=QUEUED, generation=F("generation") + 1, only_tests=tests or None, tries=0,
+                worker="", progress="")
+    return count

@@ -47,7 +47,7 @@ def static(request: HttpRequest, name: str) -> HttpResponse:
 
 def signed_in(request: HttpRequest) -> User | None:
     if request.user.is_authenticated and request.user.is_active:
-        user: User = request.user  # type: ignore[assignment]
+        user: User = request.user
         return user
     return None
 

@@ -16,7 +16,8 @@ from grader.service.models import GRADED, Extension, Release, Submission
 def due_for(assignment: Assignment, user: User) -> datetime:
     """The student's due date: their extension's, else the assignment's."""
     extension = Extension.objects.filter(user=user, assignment=assignment.name).first()
-    return extension.due if extension is not None else assignment.due  # type: ignore[no-any-return]
+    due: datetime = extension.due if extension is not None else assignment.due
+    return due
 
 
 def released(assignment: Assignment, user: User, now: datetime) -> bool:

@@ -95,7 +95,7 @@ def serve(course: Course, host: str, port: int, workers: int, sandbox: str | Non
                            ident="grader")
     pool = Workers(course, workers, sandbox)
     pool.start()
-    address = f"http://{host}:{server.effective_port}/"  # type: ignore[union-attr]
+    address = f"http://{host}:{server.effective_port}/"
     print(f"serving {course.spec.title} on {address} with {workers} worker(s); "
           f"{requeued} job(s) from before queued again", flush=True)
     try:
