@@ -91,7 +91,7 @@ def serve(course: Course, host: str, port: int, workers: int, sandbox: str | Non
 
     application = get_wsgi_application()
     server = create_server(application, host=host, port=port, threads=threads,
-                           max_request_body_size=MAX_UPLOAD_BYTES + 1024 * 1024,
+                           max_request_body_size=2 * MAX_UPLOAD_BYTES,
                            ident="grader")
     pool = Workers(course, workers, sandbox)
     pool.start()
