@@ -197,6 +197,13 @@ class Gradebook:
         attempt.attempt = number
         return number
 
+    def keyed(self, key: str) -> Attempt | None:
+        """The attempt stored under `key` (`add(attempt, key)`), if any."""
+        row = self.connection.execute(
+            "SELECT attempts.* FROM keys JOIN attempts USING (attempt) WHERE key = ?",
+            (key,)).fetchone()
+        return self._attempt(row) if row is not None else None
+
     def history(self, student: str, count: int = 2) -> list[Attempt]:
         """The student's last `count` attempts, newest first."""
         rows = self.connection.execute(
@@ -252,11 +259,16 @@ def changes(book: Gradebook) -> list[Change]:
         if len(history) < 2 or history[0].score == history[1].score:
             continue
         after, before = history
-        old = {t.test: t for t in before.tests}
-        new = {t.test: t for t in after.tests}
-        names = [t.test for t in after.tests] + [n for n in old if n not in new]
-        moved = [(name, old.get(name), new.get(name)) for name in names
-                 if (old[name].points if name in old else None)
-                 != (new[name].points if name in new else None)]
-        found.append(Change(student=student, before=before, after=after, tests=moved))
+        found.append(change(student, before, after))
     return found
+
+
+def change(student: str, before: Attempt, after: Attempt) -> Change:
+    """The tests whose points differ between two gradings."""
+    old = {t.test: t for t in before.tests}
+    new = {t.test: t for t in after.tests}
+    names = [t.test for t in after.tests] + [n for n in old if n not in new]
+    moved = [(name, old.get(name), new.get(name)) for name in names
+             if (old[name].points if name in old else None)
+             != (new[name].points if name in new else None)]
+    return Change(student=student, before=before, after=after, tests=moved)

@@ -55,6 +55,34 @@ def class_rows(course: Course, assignment: Assignment) -> list[Row]:
     return rows
 
 
+def regrade_changes(course: Course, assignment: Assignment) -> list[str]:
+    """Per regraded submission whose score moved, the lines `grader gradebook --changes` prints:
+    the score before and after, then each test whose points moved."""
+    from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, TestRow, change
+
+    path = course.gradebook_folder(assignment.name) / GRADEBOOK_NAME
+    if not path.is_file():
+        return []
+
+    def points(row: TestRow | None) -> str:
+        return "absent" if row is None else f"{row.verdict} {row.points:g}/{row.max_points:g}"
+
+    lines: list[str] = []
+    with Gradebook(path) as book:
+        for sub in Submission.objects.filter(assignment=assignment.name, generation__gt=1) \
+                .select_related("user").order_by("user__username", "number"):
+            before = book.keyed(f"{sub.id}#{sub.generation - 1}")
+            after = book.keyed(f"{sub.id}#{sub.generation}")
+            if before is None or after is None or before.score == after.score:
+                continue
+            moved = change(sub.user.username, before, after)
+            lines.append(f"{sub.user.username} (submission {sub.number}): {before.score:g}/"
+                         f"{before.max_score:g} -> {after.score:g}/{after.max_score:g} (graded "
+                         f"{before.graded_at} -> {after.graded_at})")
+            lines += [f"  {name}: {points(old)} -> {points(new)}" for name, old, new in moved.tests]
+    return lines
+
+
 def test_names(course: Course, assignment: Assignment) -> list[str]:
     from grader.service.course import suite_of
     from grader.suite.load import load_suite

@@ -141,6 +141,10 @@ class Course:
         """The service's files: submissions (content-addressed), gradebooks, its secret key."""
         return self.folder / f"{self.path.stem}-service"
 
+    def gradebook_folder(self, assignment: str) -> Path:
+        """Where an assignment's gradebook lives (`grader gradebook FOLDER` reads it)."""
+        return self.state / "gradebooks" / assignment
+
     def assignment(self, name: str) -> Assignment | None:
         return next((a for a in self.spec.assignments if a.name == name), None)
 

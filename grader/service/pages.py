@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from grader.service import jobs
 from grader.service.api import course, grades, submit, upload_files
-from grader.service.classes import class_rows, test_names
+from grader.service.classes import class_rows, regrade_changes, test_names
 from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
 from grader.service.people import user_of_token
 from grader.service.policy import due_for, view
@@ -166,6 +166,7 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
     return render(request, "service/class.html",
                   {"a": assignment, "rows": class_rows(course(), assignment),
                    "tests": test_names(course(), assignment),
+                   "changes": regrade_changes(course(), assignment),
                    "released": Release.objects.filter(assignment=name).first(),
                    "extensions": Extension.objects.filter(assignment=name).select_related("user"),
                    "message": request.GET.get("done", "")[:200]})

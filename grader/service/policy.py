@@ -57,11 +57,16 @@ def view(sub: Submission, assignment: Assignment, viewer: User, now: datetime) -
         score = float(results["score"])
         max_score = float(results["extra_data"]["max_score"])
         final = max(0.0, score - (sub.penalty or 0.0))
+    chosen = counted(list(Submission.objects.filter(user_id=sub.user_id,
+                                                    assignment=sub.assignment)),
+                     assignment.counts)
     return {"id": sub.id, "assignment": sub.assignment, "login": sub.user.username,
             "status": sub.status, "progress": sub.progress, "number": sub.number,
             "submitted_at": sub.submitted_at.isoformat(), "late_minutes": sub.late_minutes,
             "score": score, "max_score": max_score, "penalty": sub.penalty,
-            "final_score": final, "results": results, "hidden_released": shown}
+            "final_score": final, "results": results, "hidden_released": shown,
+            "counts": chosen is not None and chosen.id == sub.id,
+            "counted_number": chosen.number if chosen is not None else None}
 
 
 def counted(subs: list[Submission], counts: str) -> Submission | None:

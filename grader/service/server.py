@@ -99,9 +99,7 @@ def serve(course: Course, host: str, port: int, workers: int, sandbox: str | Non
     print(f"serving {course.spec.title} on {address} with {workers} worker(s); "
           f"{requeued} job(s) from before queued again", flush=True)
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
+        server.run()  # until SIGINT or SIGTERM (KeyboardInterrupt, for the CLI's exit status)
     finally:
         pool.stop()
         server.close()

@@ -31,11 +31,6 @@ IDLE_S = 0.2
 PR_SET_PDEATHSIG = 1
 
 
-def gradebook_folder(course: Course, assignment: str) -> Path:
-    """Where an assignment's gradebook lives (`grader gradebook` reads this folder)."""
-    return course.state / "gradebooks" / assignment
-
-
 class Lost(Exception):
     """The job is no longer this worker's (queued again after it was thought dead)."""
 
@@ -66,7 +61,7 @@ def merged(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, An
     data = dict(before)
     data.update(tests=tests, score=sum(float(test["score"]) for test in tests))
     data["extra_data"] = {**before.get("extra_data", {}), **after.get("extra_data", {}),
-                          "max_score": before["extra_data"]["max_score"]}
+                          "max_score": sum(float(test["max_score"]) for test in tests)}
     return data
 
 
@@ -104,7 +99,7 @@ def grade_job(course: Course, worker: str, sandbox: str | None) -> bool:
     data["extra_data"].update(student=sub.user.username, status=status, graded_at=graded_at,
                               submission=sub.id, **identity.as_dict())
     attempt = attempt_from_results(sub.user.username, identity.as_dict(), status, data, graded_at)
-    folder = gradebook_folder(course, assignment.name)
+    folder = course.gradebook_folder(assignment.name)
     folder.mkdir(parents=True, exist_ok=True)
     with Gradebook(folder / GRADEBOOK_NAME) as book:
         book.claim(loaded.name)

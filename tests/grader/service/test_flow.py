@@ -35,6 +35,7 @@ def test_reference_full_marks_hidden_redacted_before_due(service: Service,
     assert data["score"] == data["max_score"] == visible_points
     assert data["results"]["score"] == visible_points
     assert data["late_minutes"] == 0 and data["penalty"] == 0 and data["final_score"] == visible_points
+    assert data["counts"]  # the latest counts
     full = service.get(data["id"], keys["alice"]).json()  # the instructor sees every test
     assert {t["name"] for t in full["results"]["tests"]} == visible | hidden
     assert full["score"] == full["max_score"] == all_points
@@ -91,11 +92,16 @@ def test_late_submission_penalty_and_hidden_shown_after_due(service: Service,
 
 def test_the_attempt_limit_is_429(service: Service, keys: dict[str, str]) -> None:
     files = [("grid.py", REFERENCE.read_bytes())]
+    ids = []
     for _ in range(2):
-        assert service.post("limited", files, keys["carol"]).status_code == 202
+        reply = service.post("limited", files, keys["carol"])
+        assert reply.status_code == 202
+        ids.append(reply.json()["id"])
     refused = service.post("limited", files, keys["carol"])
     assert refused.status_code == 429
     assert "no attempt left" in refused.json()["error"]
+    first, second = (service.wait(ident, keys["carol"]) for ident in ids)
+    assert not first["counts"] and second["counts"] and first["counted_number"] == 2
     assert service.post("limited", files, keys["dave"]).status_code == 202  # per student
 
 
@@ -204,3 +210,45 @@ def test_tokens_are_stored_hashed(course_file: Path, keys: dict[str, str]) -> No
         stored = [row[0] for row in db.execute("SELECT digest FROM service_token")]
     assert len(stored) == len(keys)
     assert not set(stored) & set(keys.values())
+
+
+def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> None:
+    """A course graded with its own copy of the suite: the instructor gives `winner` 3 points
+    instead of 2 and regrades that test; the class page lists the change."""
+    import shutil
+
+    from tests.grader.service.conftest import ROOT, tokens, write_course
+
+    shutil.copytree(ROOT / "fixtures" / "bitgrid", tmp_path / "course" / "suite",
+                    ignore=shutil.ignore_patterns("mutants"))
+    course = write_course(tmp_path / "course", """\
+        title: own suite
+        roster: roster.csv
+        instructors: [alice]
+        assignments:
+          - name: own
+            exercise: suite/suite.yaml
+            due: 2020-01-01T00:00:00Z
+        """)
+    keys = tokens(course)
+    service = Service(course, workers=1).start()
+    try:
+        data = service.graded("own", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
+        assert data["score"] == data["max_score"] == 19
+        suite = tmp_path / "course" / "suite" / "suite.yaml"
+        text = suite.read_text()
+        suite.write_text(text.replace("  - name: winner\n    points: 2\n",
+                                      "  - name: winner\n    points: 3\n", 1))
+        assert suite.read_text() != text
+        instructor = signed_in(service.url, keys["alice"])
+        page = instructor.get(f"{service.url}/instructor/own", timeout=30)
+        instructor.post(f"{service.url}/instructor/own/regrade",
+                        data={"test": "winner", "csrfmiddlewaretoken": csrf(page.text)},
+                        timeout=30)
+        after = service.wait(data["id"], keys["bob"])
+        assert after["score"] == after["max_score"] == 20
+        table = instructor.get(f"{service.url}/instructor/own", timeout=30).text
+        assert "bob (submission 1): 19/19 -&gt; 20/20" in table, table[table.find("<h3>"):][:600]
+        assert "  winner: AC 2/2 -&gt; AC 3/3" in table
+    finally:
+        service.stop()
