@@ -22,8 +22,10 @@ STOP_GRACE_S = 10.0
 class Workers:
     """`count` worker processes, each restarted when it ends, its running job queued again."""
 
-    def __init__(self, course: Course, count: int, sandbox: str | None) -> None:
+    def __init__(self, course: Course, count: int, sandbox: str | None,
+                 scheduler: str | None = None) -> None:
         self.course = course
+        self.scheduler = scheduler
         self.count = count
         self.sandbox = sandbox
         self.instance = uuid.uuid4().hex[:8]
@@ -36,7 +38,8 @@ class Workers:
         self.started += 1
         process = subprocess.Popen(
             [sys.executable, "-m", "grader.service.worker", str(self.course.path), self.instance,
-             "--parent", str(os.getpid()), *(["--sandbox", self.sandbox] if self.sandbox else [])],
+             "--parent", str(os.getpid()), *(["--sandbox", self.sandbox] if self.sandbox else []),
+             *(["--scheduler", self.scheduler] if self.scheduler else [])],
             stdin=subprocess.DEVNULL)
         self.running[f"{self.instance}-{process.pid}"] = process  # the worker's name for itself
 
@@ -74,7 +77,7 @@ class Workers:
 
 
 def serve(course: Course, host: str, port: int, workers: int, sandbox: str | None,
-          threads: int = 8, on_ready: object = None) -> None:
+          scheduler: str | None = None, threads: int = 8) -> None:
     """Serve until SIGINT or SIGTERM: the database migrated, jobs of a previous run queued again."""
     from waitress.server import create_server
 
@@ -93,10 +96,11 @@ def serve(course: Course, host: str, port: int, workers: int, sandbox: str | Non
     server = create_server(application, host=host, port=port, threads=threads,
                            max_request_body_size=2 * MAX_UPLOAD_BYTES,
                            ident="grader")
-    pool = Workers(course, workers, sandbox)
+    pool = Workers(course, workers, sandbox, scheduler)
     pool.start()
     address = f"http://{host}:{server.effective_port}/"
-    print(f"serving {course.spec.title} on {address} with {workers} worker(s); "
+    where = f" dispatching to the Dask scheduler at {scheduler}" if scheduler else ""
+    print(f"serving {course.spec.title} on {address} with {workers} worker(s){where}; "
           f"{requeued} job(s) from before queued again", flush=True)
     try:
         server.run()  # until SIGINT or SIGTERM (KeyboardInterrupt, for the CLI's exit status)

@@ -65,8 +65,9 @@ def merged(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, An
     return data
 
 
-def grade_job(course: Course, worker: str, sandbox: str | None) -> bool:
-    """Claim and grade one job; False when the queue was empty."""
+def grade_job(course: Course, worker: str, sandbox: str | None, remote: Any = None) -> bool:
+    """Claim and grade one job (here, or on the cluster of `remote`, a `Remote`); False when the
+    queue was empty."""
     from grader.service import jobs
 
     sub = jobs.claim(worker)
@@ -88,7 +89,12 @@ def grade_job(course: Course, worker: str, sandbox: str | None) -> bool:
             raise Lost(sub.id)
 
     try:
-        data, status = grade_payload(loaded, source, names, sandbox, on_result)
+        if remote is not None and names is None:  # a regrade of some tests runs here
+            jobs.progress(sub, worker, "grading on the cluster")
+            data, status = remote.grade(loaded, source, f"{sub.id}-{sub.generation}")
+            data["extra_data"]["executor"] = f"dask {remote.scheduler}"
+        else:
+            data, status = grade_payload(loaded, source, names, sandbox, on_result)
     except Lost:
         return True
     if names:
@@ -128,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("instance", help="the service's instance; the worker is INSTANCE-PID")
     parser.add_argument("--parent", type=int, required=True)
     parser.add_argument("--sandbox")
+    parser.add_argument("--scheduler", help="grade on this Dask scheduler")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -137,9 +144,18 @@ def main(argv: list[str] | None = None) -> int:
     course = load_course(args.course)
     configure(course)
     worker = f"{args.instance}-{os.getpid()}"
-    while True:
-        if not grade_job(course, worker, args.sandbox):
-            time.sleep(IDLE_S)
+    remote = None
+    if args.scheduler:
+        from grader.service.remote import Remote
+
+        remote = Remote(args.scheduler, args.sandbox)
+    try:
+        while True:
+            if not grade_job(course, worker, args.sandbox, remote):
+                time.sleep(IDLE_S)
+    finally:
+        if remote is not None:
+            remote.close()
 
 
 if __name__ == "__main__":

@@ -86,11 +86,12 @@ class Service:
     process: subprocess.Popen[str] | None = None
     url: str = ""
     log: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
 
     def start(self) -> Service:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "grader", "serve", str(self.course), "--port", "0",
-             "--workers", str(self.workers), "--sandbox", "process"],
+             "--workers", str(self.workers), "--sandbox", "process", *self.extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
         assert self.process.stdout is not None
         deadline = time.monotonic() + 60
