@@ -28,6 +28,7 @@ from grader.service.storage import blob_path
 from grader.suite.load import LoadedSuite, load_suite
 
 IDLE_S = 0.2
+PROGRESS_EVERY_S = 0.5
 PR_SET_PDEATHSIG = 1
 
 
@@ -81,10 +82,15 @@ def grade_job(course: Course, worker: str, sandbox: str | None, remote: Any = No
     total = len(select_tests(loaded, False, names))
     done = 0
     jobs.progress(sub, worker, f"test 1 of {total}")
+    said = time.monotonic()
 
     def on_result(result: TestResult) -> None:
-        nonlocal done
+        """Say how far the grading is (at most every PROGRESS_EVERY_S: each is a commit)."""
+        nonlocal done, said
         done += 1
+        if time.monotonic() - said < PROGRESS_EVERY_S:
+            return
+        said = time.monotonic()
         if not jobs.progress(sub, worker, f"test {min(done + 1, total)} of {total}"):
             raise Lost(sub.id)
 
