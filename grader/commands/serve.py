@@ -2,41 +2,30 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from rich.console import Console
+from grader.cluster.job import ExecutorName
+from grader.commands import EXIT_OK
+from grader.errors import UsageError
+from grader.sandboxes import SandboxChoice
 
-from grader.commands import EXIT_OK, EXIT_USAGE
 
-
-def serve(*, course: Path, host: str = "127.0.0.1", port: int = 8000, workers: int = 2,
-          sandbox: str | None = None, executor: str = "local", scheduler: str | None = None,
-          console: Console | None = None) -> int:
-    """Serve COURSE's pages and API on HOST:PORT, grading with WORKERS local processes (with
-    `executor="dask"`, WORKERS processes each dispatching one job at a time to the Dask scheduler
-    at SCHEDULER), until SIGINT or SIGTERM. Returns the exit status."""
+def main(*, course: Path, host: str = "127.0.0.1", port: int = 8000, workers: int = 2,
+         sandbox: SandboxChoice | None = None, executor: ExecutorName = "local",
+         scheduler: str | None = None) -> int:
+    """Serve COURSE's pages and API on HOST:PORT (0: a free port, printed), grading with WORKERS
+    local processes (with `executor="dask"`, WORKERS processes each dispatching one job at a time
+    to the Dask scheduler at SCHEDULER), until SIGINT or SIGTERM (exit 130 or 143, jobs kept)."""
     from grader.service.course import load_course
-    from grader.service.server import serve as run_service
+    from grader.service.server import serve
 
     if executor == "dask" and not scheduler:
-        (console or Console(stderr=True)).print(
-            "[red]error:[/] --executor dask needs --scheduler ADDRESS (a running Dask scheduler); "
-            "on this machine alone the service grades with its own worker processes (-w)")
-        return EXIT_USAGE
+        raise UsageError("--executor dask needs --scheduler ADDRESS (a running Dask scheduler); "
+                         "on this machine alone the service grades with its own worker "
+                         "processes (-w)")
     if scheduler and executor != "dask":
-        (console or Console(stderr=True)).print(
-            "[red]error:[/] --scheduler only goes with --executor dask")
-        return EXIT_USAGE
+        raise UsageError("--scheduler only goes with --executor dask")
     if workers < 1:
-        (console or Console(stderr=True)).print("[red]error:[/] --workers needs at least 1")
-        return EXIT_USAGE
-    loaded = load_course(course)
-    run_service(loaded, host, port, workers, sandbox, scheduler)
+        raise UsageError("--workers needs at least 1")
+    serve(load_course(course), host, port, workers, sandbox, scheduler)
     return EXIT_OK
-
-
-def run(args: argparse.Namespace, console: Console) -> int:
-    return serve(course=args.course, host=args.host, port=args.port, workers=args.workers,
-                 sandbox=args.sandbox, executor=args.executor, scheduler=args.scheduler,
-                 console=console)

@@ -3,7 +3,6 @@ the grading and print the report."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 
@@ -11,15 +10,18 @@ from rich.console import Console
 from rich.text import Text
 
 from grader.commands import EXIT_GRADER_FAILED, EXIT_OK
+from grader.commands.output import stdout_console
 from grader.errors import UserError
 
 
-def submit(*, url: str, assignment: str, files: list[Path], token: str | None,
-           console: Console) -> int:
+def main(*, url: str, assignment: str, files: list[Path], token: str | None = None,
+         console: Console | None = None) -> int:
     """Upload FILES to ASSIGNMENT at URL (token: the argument, else $GRADER_TOKEN), follow the
-    grading, print the report; 0 once graded, 1 when the service's grader failed."""
+    grading, print the report; 0 once graded, 1 when the service's grader failed (status
+    error), 3 when refused (one line)."""
     from grader.service.client import follow, print_submission, upload
 
+    console = stdout_console(console)
     token = token or os.environ.get("GRADER_TOKEN", "")
     if not token:
         raise UserError("no token: pass --token TOKEN or set GRADER_TOKEN")
@@ -31,8 +33,3 @@ def submit(*, url: str, assignment: str, files: list[Path], token: str | None,
     data = follow(url, ident, token)
     print_submission(data, console)
     return EXIT_OK if data.get("status") == "graded" else EXIT_GRADER_FAILED
-
-
-def run(args: argparse.Namespace, console: Console) -> int:
-    return submit(url=args.url, assignment=args.assignment, files=list(args.files),
-                  token=args.token, console=console)

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import csv
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
 from grader.commands import EXIT_OK
 
 
-def tokens(*, course: Path, logins: list[str]) -> int:
+def main(*, course: Path, logins: list[str] | None = None) -> int:
     """Print `login,token` for every named login (a new token replaces their old one), or, with
     no login named, for everyone on the roster who has no token yet. Tokens are stored hashed:
     this is the only time they are shown."""
@@ -25,11 +22,7 @@ def tokens(*, course: Path, logins: list[str]) -> int:
     from grader.service.people import issue_tokens  # a model: after Django is configured
 
     writer = csv.writer(sys.stdout, lineterminator="\n")
-    for login, token in issue_tokens(loaded, logins):
+    for login, token in issue_tokens(loaded, list(logins or [])):
         writer.writerow([login, token])
     sys.stdout.flush()
     return EXIT_OK
-
-
-def run(args: argparse.Namespace, console: Console) -> int:
-    return tokens(course=args.course, logins=list(args.logins))

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from grader.batch import identity as ids
-from grader.batch.grading import failed_report, status_of
+from grader.cluster.grading import failed_report, status_of
 from grader.judge.grade import grade, select_tests
 from grader.judge.verdicts import TestResult, Verdict
 from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, attempt_from_results
 from grader.report.reports import results_json
-from grader.run.submission import SubmissionError
+from grader.run.submission import SubmissionError, is_empty
 from grader.service.course import Course, load_course, suite_of
 from grader.service.storage import blob_path
 from grader.suite.load import LoadedSuite, load_suite
@@ -39,7 +39,7 @@ class Lost(Exception):
 def grade_payload(loaded: LoadedSuite, source: Path, names: list[str] | None,
                   sandbox: str | None, on_result: Any) -> tuple[dict[str, Any], str]:
     """results.json data and status of one grading, as a batch grades (`grade_one`)."""
-    if ids.is_empty(source):
+    if is_empty(source):
         return results_json(failed_report(loaded, source, "the submission holds no file")), "empty"
     try:
         report = grade(loaded, source, names=names, sandbox=sandbox, on_result=on_result)

@@ -46,4 +46,4 @@ def test_the_service_grades_on_a_dask_cluster(tmp_path: Path, scheduler: str) ->
 def test_dask_without_a_scheduler_is_a_usage_error(tmp_path: Path) -> None:
     course = write_course(tmp_path / "course")
     done = grader("serve", str(course), "--executor", "dask")
-    assert done.returncode == 2 and "--executor dask needs --scheduler" in done.stdout
+    assert done.returncode == 2 and "--executor dask needs --scheduler" in done.stderr
