@@ -46,7 +46,14 @@ def sign_in(browser: Any, url: str, token: str) -> None:
     browser.get(f"{url}/")
     browser.find_element(By.NAME, "token").send_keys(token)
     browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-    assert "Signed in as" in browser.page_source
+    arrived(browser, lambda b: "Signed in as" in b.page_source)
+
+
+def arrived(browser: Any, condition: Any) -> None:
+    """Wait for a navigation a click started (a click returns before the next page is there)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, WAIT_S, poll_frequency=0.1).until(condition)
 
 
 def test_a_student_uploads_and_the_page_turns_into_feedback(
@@ -64,7 +71,7 @@ def test_a_student_uploads_and_the_page_turns_into_feedback(
     browser.get(f"{service.url}/assignments/past")
     browser.find_element(By.NAME, "files").send_keys(str(slow))
     browser.find_element(By.CSS_SELECTOR, "form[enctype] button[type=submit]").click()
-    assert "/submissions/" in browser.current_url
+    arrived(browser, lambda b: "/submissions/" in b.current_url and b.find_elements(By.ID, "status"))
     first = browser.find_element(By.ID, "status").text
     assert first in ("queued", "running"), first
     browser.execute_script("window.notReloaded = true;")
@@ -102,5 +109,5 @@ def test_the_instructor_table_sorts_and_links(service: Service, keys: dict[str, 
               for row in browser.find_elements(By.CSS_SELECTOR, "#students tbody tr")]
     assert counts == sorted(counts, reverse=True) and counts[-1] == 0  # erin never submitted
     browser.find_element(By.LINK_TEXT, "carol").click()
-    assert "/submissions/" in browser.current_url
+    arrived(browser, lambda b: "/submissions/" in b.current_url)
     assert "submission 1 of carol" in browser.page_source

@@ -107,3 +107,27 @@ def test_grader_tokens_prints_csv_once_and_reissues_named_logins(tmp_path: Path)
     assert broken.returncode == 3
     assert broken.stderr.strip().splitlines() == [f"error: {bad}:1: title: required key is "
                                                   f"missing (and 1 more)"]
+
+
+def test_the_database_is_sqlite_beside_the_course_or_a_postgresql_url(tmp_path: Path) -> None:
+    from grader.service.setup import database, secret_key
+
+    course = load_course(write_course(tmp_path, GOOD, "login\nalice\n"))
+    sqlite = database(course)
+    assert sqlite["ENGINE"] == "django.db.backends.sqlite3"
+    assert sqlite["NAME"] == str(tmp_path / "course.sqlite")
+    assert "synchronous=FULL" in sqlite["OPTIONS"]["init_command"]
+    postgres = load_course(write_course(
+        tmp_path / "pg", GOOD.replace("roster:", "database: postgresql://grader:s%40cret@db:5433/"
+                                      "autumn\nroster:"), "login\nalice\n"))
+    settings = database(postgres)
+    assert (settings["ENGINE"], settings["NAME"], settings["USER"], settings["PASSWORD"],
+            settings["HOST"], settings["PORT"]) == ("django.db.backends.postgresql", "autumn",
+                                                    "grader", "s@cret", "db", "5433")
+    mysql = load_course(write_course(tmp_path / "my", GOOD.replace(
+        "roster:", "database: mysql://db/x\nroster:"), "login\nalice\n"))
+    with pytest.raises(CourseError, match="only SQLite paths and postgresql:// URLs"):
+        database(mysql)
+    key = secret_key(course.state)
+    assert key == secret_key(course.state) and len(key) >= 40
+    assert (course.state / "secret_key").stat().st_mode & 0o777 == 0o600
