@@ -94,6 +94,13 @@ def finish(sub: Submission, worker: str, results: dict[str, Any], attempt: int,
         final_score=max(0.0, score - penalty), attempt=attempt, graded_at=now(), progress=""))
 
 
+def fail(sub: Submission, worker: str, why: str) -> bool:
+    """The job cannot be graded at all (its assignment or suite is gone or broken): an error
+    that says why; a regrade once fixed grades it."""
+    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker)
+                .update(status=ERROR, progress=why[:200]))
+
+
 def requeue(workers_gone: list[str] | None = None) -> int:
     """Queue again the running jobs of workers that are gone (all running jobs when None); a job
     tried MAX_TRIES times becomes an error."""

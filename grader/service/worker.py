@@ -18,6 +18,7 @@ from typing import Any
 
 from grader.batch import identity as ids
 from grader.cluster.grading import failed_report, status_of
+from grader.errors import UserError
 from grader.judge.grade import grade, select_tests
 from grader.judge.verdicts import TestResult, Verdict
 from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, attempt_from_results
@@ -75,8 +76,14 @@ def grade_job(course: Course, worker: str, sandbox: str | None, remote: Any = No
     if sub is None:
         return False
     assignment = course.assignment(sub.assignment)
-    assert assignment is not None, f"submission {sub.id} of an assignment no longer in the course"
-    loaded = load_suite(suite_of(course, assignment))
+    if assignment is None:
+        jobs.fail(sub, worker, f"the course has no assignment {sub.assignment} any more")
+        return True
+    try:
+        loaded = load_suite(suite_of(course, assignment))
+    except UserError as error:
+        jobs.fail(sub, worker, f"the suite cannot be loaded: {error}")
+        return True
     source = blob_path(course.state, sub.blob)
     names = list(sub.only_tests) if sub.only_tests else None
     total = len(select_tests(loaded, False, names))

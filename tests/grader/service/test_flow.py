@@ -250,5 +250,13 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
         table = instructor.get(f"{service.url}/instructor/own", timeout=30).text
         assert "bob (submission 1): 19/19 -&gt; 20/20" in table, table[table.find("<h3>"):][:600]
         assert "  winner: AC 2/2 -&gt; AC 3/3" in table
+        suite.write_text("tests: [\n")  # broken while being edited: the job says why
+        page = instructor.get(f"{service.url}/instructor/own", timeout=30)
+        instructor.post(f"{service.url}/instructor/own/regrade",
+                        data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30)
+        broken = service.wait(data["id"], keys["alice"])
+        assert broken["status"] == "error"
+        assert broken["progress"].startswith("the suite cannot be loaded: ")
+        assert instructor.get(f"{service.url}/instructor/own", timeout=30).status_code == 200
     finally:
         service.stop()
