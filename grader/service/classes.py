@@ -84,10 +84,9 @@ def regrade_changes(course: Course, assignment: Assignment) -> list[str]:
 
 
 def test_names(course: Course, assignment: Assignment) -> list[str]:
+    from grader.errors import UserError
     from grader.service.course import suite_of
     from grader.suite.load import load_suite
-
-    from grader.errors import UserError
 
     try:
         return [test.name for test in load_suite(suite_of(course, assignment)).suite.tests]

@@ -92,3 +92,18 @@ def migrate() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0, interactive=False)
+
+
+def configure_without_course() -> None:
+    """Django configured with no course and no database, so that the service's modules can be
+    imported (its models need configured settings) by tools that only read them: doctests."""
+    import django
+    from django.conf import settings
+
+    if settings.configured:
+        return
+    settings.configure(INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth",
+                                       "django.contrib.sessions", "grader.service"],
+                       DATABASES={}, USE_TZ=True, ROOT_URLCONF="grader.service.urls",
+                       GRADER_COURSE=None)
+    django.setup()
