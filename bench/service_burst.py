@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/service_burst.py [--submissions 200] [--clients 20] [--spread 60]
                                             [--workers 2] [--sandbox LEVEL] [--no-batch]
+                                            [--idle-only]
 
 Starts `grader serve` on a fresh course (bitgrid), then:
 - idle: upload-to-feedback time of one submission, 5 times (goal: under 2 s);
@@ -74,6 +75,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sandbox")
     parser.add_argument("--no-batch", action="store_true")
+    parser.add_argument("--idle-only", action="store_true", help="only the idle figure")
     args = parser.parse_args()
     print("before:", uptime())
     with tempfile.TemporaryDirectory(prefix="service-bench-") as scratch:
@@ -91,11 +93,12 @@ def main() -> None:
         process, url = start(folder / "course.yaml", args.workers, args.sandbox)
         try:
             idle(url, tokens[logins[0]])
-            burst(url, tokens, logins, args)
+            if not args.idle_only:
+                burst(url, tokens, logins, args)
         finally:
             process.terminate()
             process.wait(60)
-        if not args.no_batch:
+        if not args.no_batch and not args.idle_only:
             batch(folder, args)
     print("after:", uptime())
 
