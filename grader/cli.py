@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.commands import EXIT_BAD_INPUT, EXIT_GRADER_FAILED, EXIT_USAGE
-from grader.diagnostics import Diagnostics
+from grader.diagnostics import Diagnostics, Refused
 from grader.errors import UsageError, UserError
 from grader.sandboxes import SANDBOX_CHOICES
 
@@ -199,6 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             command = importlib.import_module(f"grader.commands.{name}")
             code: int = command.main(**options)
         return code
+    except Refused as refused:
+        refused.found.print()
+        print(refused, file=sys.stderr)
+        return EXIT_BAD_INPUT
     except UserError as error:
         problems.error(str(error))
         problems.print()

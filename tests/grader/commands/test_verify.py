@@ -10,8 +10,9 @@ import pytest
 
 from grader.cli import main
 from grader.commands import verify as verify_command
-from grader.commands.verify import per_question, suite_problems, verify
+from grader.commands.verify import per_question, verify
 from grader.judge.grade import GradeReport
+from grader.judge.preflight import static_problems
 from grader.judge.verdicts import Verdict
 from grader.suite.load import load_suite
 from tests.conftest import Build
@@ -62,7 +63,7 @@ def test_verify_names_a_helper_the_reference_does_not_define(grade_toy: Build, p
     grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
     (project / "reference" / "toy" / "toy.py").write_text(
         HELPED_REFERENCE.replace("def mask(i: int) -> int:\n    return 1 << i\n", "mask = None\n"))
-    problems = suite_problems(load_suite("toy"))
+    problems = static_problems(load_suite("toy"))
     assert any("defines no top-level function 'mask'" in p for p in problems.messages()), \
         problems.lines()
 
