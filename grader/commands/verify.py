@@ -154,7 +154,8 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
     for mutant in mutants:
         try:
             with applied(mutant, loaded.exercise.reference) as patched:
-                report = grade(loaded, patched, overlay=loaded.exercise.reference, sandbox=sandbox)
+                overlay = loaded.exercise.reference if mutant.overlay else None
+                report = grade(loaded, patched, overlay=overlay, sandbox=sandbox)
         except SuiteError as error:
             outcome.problems.error(str(error))
             continue

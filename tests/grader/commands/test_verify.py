@@ -98,6 +98,30 @@ def test_verify_prints_why_a_test_got_je(grade_toy: Build, project: Path,
     assert "toy: not verified: 3 error(s), 0 warning(s)" in err, err
 
 
+def test_verify_grades_a_whole_solution_alone(grade_toy: Build, project: Path) -> None:
+    """fixtures/NAME/solutions/SOLUTION/ must get AC everywhere, graded without the reference."""
+    grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
+    (project / "exercises" / "toy" / "toy.py").write_text(
+        "def mask(i):\n    raise NotImplementedError\n\n\n"
+        "def read(bits, i):\n    raise NotImplementedError\n")
+    folder = project / "fixtures" / "toy" / "solutions" / "powers"
+    folder.mkdir(parents=True)
+    (folder / "README.md").write_text("Right, with powers of two instead of shifts.\n")
+    (folder / "toy.py").write_text(HELPED_REFERENCE.replace("1 << i", "2 ** i"))
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert outcome.ok, outcome.problems.lines()
+    assert outcome.checks == ["2 tests, 1 mutants"]
+
+    (folder / "toy.py").write_text(HELPED_REFERENCE.replace("1 << i", "2 ** (i + 1)"))
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert "accepted submission AC/powers gets WA on mask" in outcome.problems.messages()
+
+    (folder / "toy.py").rename(folder / "toy_module.py")  # not the file students submit
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert any(message.startswith("accepted submission AC/powers gets CE on ")
+               for message in outcome.problems.messages()), outcome.problems.lines()
+
+
 HELPED_REFERENCE = """\
 def mask(i: int) -> int:
     return 1 << i
