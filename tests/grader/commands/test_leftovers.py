@@ -44,7 +44,7 @@ SUITE = """\
 exercise: toy
 title: Doubling
 submit: [toy.py]
-limits: {cpu_s: 2, wall_s: 900}
+limits: {cpu_s: 60, wall_s: 900}
 tests:
   - name: double
     points: 2
@@ -55,7 +55,11 @@ tests:
     call: toy.double
     cases: [[3]]
 """
-SLEEPER = "import time\ntime.sleep(600)\n" + RIGHT  # in its test until stopped, using no CPU
+# In its test until stopped: it computes 10 ms after each 0.1 s of sleep, enough not to count as
+# asleep (which ends a test after 3 s, grader/run/asleep.py), so little that its CPU limit is
+# minutes away.
+SLEEPER = ("import time\nwhile True:\n    time.sleep(0.1)\n    end = time.process_time() + 0.01\n"
+           "    while time.process_time() < end:\n        pass\n") + RIGHT
 
 
 class Reaped:
