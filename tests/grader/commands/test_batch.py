@@ -28,6 +28,7 @@ def small_class(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert batch_command.main(exercise="bitgrid", folder=small_class, jobs=2, out=out,
@@ -45,6 +46,7 @@ def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path)
     assert "<svg" in html and "bob, frank" in html
 
 
+@pytest.mark.slow
 def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     reference_out = tmp_path / "whole"
@@ -83,6 +85,7 @@ def test_batch_rejects_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "a batch is a folder of submissions" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_grade_dash_dash_batch_is_grader_batch(tmp_path: Path) -> None:
     """Users' scripts call `grader grade EXERCISE CLASS --batch`: the same grading, the same files."""
     folder = tmp_path / "class"

@@ -98,6 +98,7 @@ def test_results_and_junit_flags_are_refused_with_batch(toy_class: Path, tmp_pat
     assert "error: --junit does not go with --batch" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_resume_regrades_exactly_what_changed(toy_class: Path, project: Path, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
@@ -131,6 +132,7 @@ def test_an_out_of_another_exercise_is_refused(toy_class: Path, tmp_path: Path,
     assert "holds the grades of exercise 'bitgrid', not 'toy'" in printed
 
 
+@pytest.mark.slow
 def test_gradebook_changes_name_the_students_and_tests(toy_class: Path, project: Path,
                                                        tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
