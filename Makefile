@@ -1,10 +1,11 @@
-# `make demo`: set up and grade the bundled sample submissions. `make test`: set up and run every test.
+# `make demo`: set up and grade the bundled sample submissions. `make test`: set up, lint and run every
+# test. `make test-fast`: the development loop (no test marked slow or needing bubblewrap).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench verify record clean goldens
+.PHONY: demo test test-fast lint bench verify clean goldens
 
 # The grader's default sandbox is bubblewrap: install it when it is missing and we can (root with
 # apt-get); otherwise say so in one line and go on (the tests that need it are then skipped).
@@ -46,15 +47,22 @@ demo: $(STAMP)
 	$(BIN)/grader batch bitgrid samples/bitgrid --out demo-out --sandbox auto
 	$(BIN)/grader grade bitgrid samples/bitgrid/bob --results demo-out/bob.results.json --sandbox auto
 
-# pytest exits 5 when it collects no test at all; that is a failure of its own kind, not a pass.
-test: $(STAMP)
+lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	for folder in exercises/*/; do name=$$(basename $$folder); \
 	  MYPYPATH=exercises/$$name $(BIN)/mypy --strict --explicit-package-bases --no-error-summary exercises/$$name || exit 1; \
 	  MYPYPATH=exercises/$$name $(BIN)/mypy --strict --explicit-package-bases --no-error-summary reference/$$name || exit 1; \
 	done
+	$(BIN)/lint-imports --no-cache
+
+# pytest exits 5 when it collects no test at all; that is a failure of its own kind, not a pass.
+test: lint
 	$(BIN)/python -m pytest; status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$status
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow and not bwrap"; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$status
 
 verify: $(STAMP)

@@ -3,14 +3,14 @@
     .venv/bin/python bench/plain_limits.py [NAME ...] [--mutant AC/plain-student|reference]
                                            [--runs 3] [--test TEST ...] [--sandbox auto]
 
-The plain solution is a known right submission, fixtures/NAME/mutants/AC/MUTANT.diff, applied
-to a copy of reference/NAME (as `grader verify` applies it; `--mutant reference` grades the
-reference itself, any other VERDICT/MUTANT that mutant). It is graded `--runs` times with
-`grader grade NAME FOLDER --results FILE` and every test's CPU seconds are read from the results
-(the grader measures them from outside the test's process). Prints, per test, the limit the
-grader applied (relative limits resolved), the CPU range over the runs, the limit divided by the
-largest CPU (the margin), the verdicts, and `< 3x` where that margin is under 3; the load
-average before and after. Without NAME, every exercise that has the mutant. The limits of
+The plain solution is a known right submission, the whole folder fixtures/NAME/solutions/SOLUTION
+(AC/SOLUTION) or a diff fixtures/NAME/mutants/AC/MUTANT.diff, over a copy of reference/NAME
+(`--mutant reference` grades the reference itself, any other VERDICT/MUTANT that mutant). It is
+graded `--runs` times with `grader grade NAME FOLDER --results FILE` and every test's CPU seconds
+are read from the results (the grader measures them from outside the test's process). Prints,
+per test, the limit the grader applied (relative limits resolved), the CPU range over the runs,
+the limit divided by the largest CPU (the margin), the verdicts, and `< 3x` where that margin is
+under 3; the load average before and after. Without NAME, every exercise that has the mutant. The limits of
 fixtures/NAME/suite.yaml are chosen from these figures.
 """
 
@@ -57,13 +57,14 @@ def load() -> str:
 
 
 def lay_out(exercise: Exercise, mutant_name: str, target: Path) -> None:
-    """reference/NAME with the mutant's patched files over it (`reference`: none)."""
+    """reference/NAME with the mutant's patched files, or the solution's, over it (`reference`:
+    none)."""
     shutil.copytree(exercise.reference, target)
     if mutant_name == "reference":
         return
     found = {m.name: m for m in mutants_of(exercise)}
     if mutant_name not in found:
-        sys.exit(f"{exercise.fixtures}/mutants: no mutant {mutant_name} "
+        sys.exit(f"{exercise.fixtures}: no mutant or solution {mutant_name} "
                  f"(known: {', '.join(sorted(found)) or 'none'})")
     with applied(found[mutant_name], exercise.reference) as patched:
         for source in patched.iterdir():

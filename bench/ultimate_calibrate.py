@@ -3,7 +3,7 @@
 - reference: reference/ultimate/engine.py's `search`;
 - plain: a straightforward fail-hard alpha-beta built from the reference's `generate_moves`,
   `play_move` and `evaluate` (one new board per node, as the original Python engine does);
-  fixtures/ultimate/mutants/AC/plain-student.diff, plain in every function and its tables too,
+  fixtures/ultimate/solutions/plain-student, plain in every function and its tables too,
   is slower still: its figures (bench/plain_limits.py ultimate) set the suite's limits;
 - unpruned: the same without cut-offs (capped: stops counting after `--cap` seconds per call).
 

@@ -16,16 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from grader.commands import EXIT_BAD_INPUT, EXIT_GRADER_FAILED, EXIT_USAGE
-from grader.diagnostics import Diagnostics
+from grader.diagnostics import Diagnostics, Refused
 from grader.errors import UsageError, UserError
 from grader.sandboxes import SANDBOX_CHOICES
 
 
-def _grading_options(command: argparse.ArgumentParser, default: str) -> None:
+def _grading_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--public", action="store_true", help="only the visible tests")
     command.add_argument("--sandbox", choices=SANDBOX_CHOICES,
                          help="confine tests with bubblewrap, process limits only, or bubblewrap "
-                              f"when available (default: $GRADER_SANDBOX, the suite's, {default})")
+                              "when available (default: $GRADER_SANDBOX, the suite's, bwrap)")
 
 
 def _batch_options(command: argparse.ArgumentParser) -> None:
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     grade_cmd.add_argument("--junit", type=Path, help="write JUnit XML here")
     grade_cmd.add_argument("--test", action="append", dest="tests", metavar="NAME",
                            help="only this test (repeatable)")
-    _grading_options(grade_cmd, "bwrap")
+    _grading_options(grade_cmd)
     grade_cmd.add_argument("--batch", action="store_true",
                            help="SUBMISSION is a folder of submissions: the same as `grader batch "
                                 "EXERCISE SUBMISSION` with the options below")
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch_cmd.add_argument("exercise", help="exercise name (e.g. bitgrid) or a suite file")
     batch_cmd.add_argument("folder", type=Path, metavar="CLASS",
                            help="folder of submissions (sub-folders or .zip files)")
-    _grading_options(batch_cmd, "bwrap")
+    _grading_options(batch_cmd)
     _batch_options(batch_cmd)
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
@@ -220,6 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             command = importlib.import_module(f"grader.commands.{name}")
             code: int = command.main(**options)
         return code
+    except Refused as refused:
+        refused.found.print()
+        print(refused, file=sys.stderr)
+        return EXIT_BAD_INPUT
     except UserError as error:
         problems.error(str(error))
         problems.print()

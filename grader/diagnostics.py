@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TextIO, TypeAlias
 
+from grader.errors import UserError
 from grader.inert import inert_text
 
 Severity: TypeAlias = Literal["error", "warning"]
@@ -93,3 +94,17 @@ class Diagnostics:
         out = stream if stream is not None else sys.stderr
         for line in self.lines():
             print(line, file=out)
+
+    def stop_on_errors(self, undone: str) -> None:
+        """Raise `Refused` when there is an error: the command stops before doing anything."""
+        if not self.ok:
+            raise Refused(self, undone)
+
+
+class Refused(UserError):
+    """Problems found before a command did anything: the CLI prints each one, then this line
+    (`nothing graded: 2 error(s), 0 warning(s)`), and exits 3."""
+
+    def __init__(self, found: Diagnostics, undone: str) -> None:
+        super().__init__(f"{undone}: {found.count()}")
+        self.found = found

@@ -87,5 +87,11 @@ class Exercise:
         """mutants/VERDICT/MUTANT.diff: submissions known to get VERDICT, as patches of the reference."""
         return self.fixtures / "mutants"
 
+    @property
+    def solutions(self) -> Path:
+        """solutions/SOLUTION/: whole right submissions (their files and a README.md saying how
+        each differs from the reference), which must get full marks."""
+        return self.fixtures / "solutions"
+
     def given_file(self, name: str) -> Path:
         return self.stubs / name

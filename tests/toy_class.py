@@ -7,7 +7,6 @@ import zipfile
 from pathlib import Path
 
 from grader.cli import main
-from grader.commands import batch as batch_command
 
 SUITE = """\
 exercise: toy
@@ -67,5 +66,6 @@ def add(folder: Path, student: str, code: str | None, as_zip: bool = False) -> P
 
 
 def grade_class(folder: Path, out: Path, *, resume: bool = False, roster: Path | None = None) -> int:
-    return batch_command.main(exercise="toy", folder=folder, jobs=2, out=out, sandbox="process",
-                              resume=resume, roster=roster)
+    """`grader batch toy FOLDER` as run from the command line: its exit status."""
+    return main(["batch", "toy", str(folder), "-j", "2", "--out", str(out), "--sandbox", "process",
+                 *(["--resume"] if resume else []), *(["--roster", str(roster)] if roster else [])])

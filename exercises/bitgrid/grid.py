@@ -69,8 +69,8 @@ def count_games() -> int:
     stops as soon as a player completes a line or the grid is full. Two games are different when
     their move sequences differ. Build the games on the packed grid with the functions above.
 
-    The grader allows 5 s of CPU. Playing out all games one by one takes longer than that in
-    Python: many move orders reach the same grid, so count the games from each grid only once
+    Playing out all games one by one takes longer in Python than the test's CPU limit allows:
+    many move orders reach the same grid, so count the games from each grid only once
     (remember the counts, e.g. in a dict keyed by the grid and the player to move).
     """
     raise NotImplementedError

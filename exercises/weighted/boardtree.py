@@ -10,9 +10,8 @@ The drivers play a whole game: search from the root, play the move found, contin
 `get_sub_tree(move)`. On 4x4 the search visits millions of positions. The heaviest tests
 (4x4, minimax at depth 5 and alpha-beta at depth 6) leave room for a plain Python solution: a
 list-of-lists board that checks the lines and adds up the score on every call, with a tree
-that copies and plays every child, needs about 11 s and 13 s of CPU there (limits 45 s and
-50 s) and at most 3 s elsewhere (limit 12 s). A node for every child, leaves included, also
-fits the memory limits. Faster and smaller is easy, though:
+that copies and plays every child, fits their limits (the suite states them) several times
+over, and so does a node for every child, leaves included. Faster and smaller is easy, though:
 
 - keep a node small: `__slots__`, the children in one list (or dict) created when the node is
   first searched, no per-node copies of the score grid;

@@ -4,12 +4,15 @@ what is there already."""
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from grader.batch import identity as ids
 from grader.cluster.job import Payload
+from grader.diagnostics import Diagnostics
 from grader.judge.grade import select_tests
 from grader.report.gradebook import Attempt, Gradebook, attempt_from_results
 from grader.report.grades import grades_csv
@@ -77,3 +80,16 @@ def collect(out: Path) -> dict[str, dict[str, Any]]:
         except (OSError, ValueError):
             continue
     return found
+
+
+def out_problems(out: Path) -> Diagnostics:
+    """Why results cannot be written into `out` (nothing once a probe file was written there)."""
+    problems = Diagnostics()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(dir=out, prefix=".probe-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as error:
+        problems.error(f"cannot write the results there ({error.strerror or error})", file=out)
+    return problems

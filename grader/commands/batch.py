@@ -4,7 +4,6 @@ every check that could stop the batch found nothing (else nobody is graded)."""
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -13,16 +12,16 @@ from rich.text import Text
 
 from grader.batch.discover import BatchInputError, Discovery, discover
 from grader.batch.engine import BatchProgress, Plan, grade_planned, plan
-from grader.batch.preflight import out_problems, suite_problems
-from grader.batch.results import GRADES_NAME, collect, write_class_reports
+from grader.batch.results import GRADES_NAME, collect, out_problems, write_class_reports
 from grader.cluster.grading import default_jobs
 from grader.cluster.job import ExecutorName
-from grader.commands import EXIT_BAD_INPUT, EXIT_GRADER_FAILED, EXIT_OK
+from grader.commands import EXIT_GRADER_FAILED, EXIT_OK
 from grader.commands.output import stdout_console
 from grader.diagnostics import Diagnostics
 from grader.errors import UsageError
 from grader.inert import inert_text
 from grader.judge.grade import select_tests
+from grader.judge.preflight import preflight
 from grader.report.gradebook import Gradebook, GradebookError
 from grader.report.grades import GRADE_COLUMNS
 from grader.report.roster import Roster, read_roster
@@ -56,12 +55,10 @@ def main(*, exercise: str, folder: Path, jobs: int | None = None, out: Path | No
     loaded = load_suite(exercise)
     out = out or Path("out")
     found, read, book, problems = _preflight(loaded, folder, out, roster, public)
-    if not problems.ok or found is None or book is None:
-        problems.print()
-        print(f"nothing graded: {problems.count()} (exit {EXIT_BAD_INPUT})", file=sys.stderr)
-        if book is not None:
-            book.close()
-        return EXIT_BAD_INPUT
+    if not problems.ok and book is not None:
+        book.close()
+    problems.stop_on_errors("nothing graded")
+    assert found is not None and book is not None
     problems.print()
     with book:
         return _grade_class(loaded, console, found, read, book, out,
@@ -88,8 +85,8 @@ def _preflight(loaded: LoadedSuite, folder: Path, out: Path, roster_file: Path |
             problems.error(str(error))
     if found is not None and not found.submissions and roster is None:
         problems.error("no submission in it (sub-folders or .zip files)", file=folder)
-    problems.extend(suite_problems(loaded, select_tests(loaded, public)))
-    if found is None:  # not a class: nothing is written anywhere
+    problems.extend(preflight(loaded, select_tests(loaded, public)))
+    if found is None or not problems.ok:  # nothing is written anywhere then
         return found, roster, None, problems
     unwritable = out_problems(out)
     problems.extend(unwritable)

@@ -25,6 +25,7 @@ from grader.cluster.bundle import bundle_files
 from grader.commands import EXIT_OK
 from grader.commands.output import stdout_console
 from grader.errors import UserError
+from grader.judge.preflight import preflight
 from grader.suite.load import LoadedSuite, load_suite
 
 DISTRIBUTION = "gametree-grader"
@@ -96,8 +97,8 @@ RUN_AUTOGRADER = """\
 # per its visibility (visible, hidden, after_due_date) as results.json states it.
 # Tests run as an unprivileged uid: the grader's source, the suite and its expectations are made
 # unreadable to others first, so that the `container` level (used where bubblewrap cannot run, as
-# in Docker) hides them. Where no level that hides hidden tests can run, or the grader fails,
-# results.json grades nothing and says why.
+# in Docker) hides them. Where no level that hides hidden tests can run, or the grader fails
+# before it wrote results.json, results.json grades nothing and says why.
 set -uo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
@@ -112,7 +113,8 @@ cd "$SOURCE"
   --results "$RESULTS" --sandbox auto 2> "$ROOT/results/grader.err"
 status=$?
 cat "$ROOT/results/grader.err" >&2
-if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then
+# A JE exits 1 after writing results.json, which says which test and why: it stands.
+if [ ! -s "$RESULTS" ]; then
   "$ROOT/venv/bin/python" - "$RESULTS" "$status" "$ROOT/results/grader.err" <<'PY'
 import json, sys
 results, status, errors = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -184,8 +186,10 @@ def write_autograder(loaded: LoadedSuite, destination: Path) -> list[str]:
 
 
 def main(*, exercise: str, zip: Path, console: Console | None = None) -> int:
-    """Write a Gradescope autograder for `exercise` to `zip` (whole, or not at all)."""
+    """Write a Gradescope autograder for `exercise` to `zip` (whole, or not at all), once the
+    suite passed the checks every grading makes first (else exit 3, nothing written)."""
     loaded = load_suite(exercise)
+    preflight(loaded, loaded.suite.tests).stop_on_errors("nothing written")
     names = write_autograder(loaded, zip)
     stdout_console(console).print(f"wrote {zip}: {len(names)} file(s), setup.sh and run_autograder at the "
                   f"top; upload it as the Gradescope autograder of {loaded.name}", highlight=False)

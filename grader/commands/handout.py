@@ -15,6 +15,7 @@ from grader.commands.output import stdout_console
 from grader.errors import UserError
 from grader.exercise import Exercise, project_root
 from grader.judge import calibration
+from grader.judge.preflight import preflight
 from grader.run.sandbox import for_reference
 from grader.suite import expectations
 from grader.suite.cases import visible_cases
@@ -145,8 +146,10 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
 
 def main(*, exercise: str, directory: Path, console: Console | None = None) -> int:
     """Write what students receive into `directory` (absent or empty): stubs, given files, the
-    visible tests and their expectations, the grader, a README; nothing hidden."""
+    visible tests and their expectations, the grader, a README; nothing hidden. The suite must
+    first pass the checks every grading makes (else exit 3, nothing written)."""
     loaded = load_suite(exercise)
+    preflight(loaded, loaded.suite.tests).stop_on_errors("nothing written")
     files = make_handout(loaded, directory)
     stdout_console(console).print(f"wrote {len(files)} file(s) to {directory} (visible tests only)")
     return EXIT_OK

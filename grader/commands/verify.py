@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from rich.console import Console
 
@@ -13,8 +12,8 @@ from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
 from grader.commands.output import stdout_console
 from grader.diagnostics import Diagnostics
 from grader.judge.grade import GradeReport, grade
-from grader.judge.helpers import helper_code
 from grader.judge.mutants import Mutant, applied, mutants_of
+from grader.judge.preflight import static_problems
 from grader.judge.verdicts import TestResult, Verdict
 from grader.run.doctor import host_facts
 from grader.sandboxes import SandboxChoice
@@ -82,71 +81,6 @@ def _summary(verdicts: dict[str, Verdict]) -> str:
     return ", ".join(f"{name}={verdict.value}" for name, verdict in verdicts.items())
 
 
-def _targets(value: object) -> list[str]:
-    """Dotted targets named inside argument forms ($call, $get)."""
-    if isinstance(value, dict):
-        found = [str(value[key]) for key in ("$call", "$get") if key in value]
-        return found + [t for item in value.values() for t in _targets(item)]
-    if isinstance(value, list):
-        return [t for item in value for t in _targets(item)]
-    return []
-
-
-def suite_problems(loaded: LoadedSuite) -> Diagnostics:
-    """What is wrong with a suite before anything runs: files, modules and drivers it names."""
-    suite = loaded.suite
-    where = str(loaded.path)
-    problems = Diagnostics()
-    modules = {Path(name).stem for name in [*suite.submit, *suite.given]}
-    for name in suite.given:
-        if not loaded.exercise.given_file(name).is_file():
-            problems.error(f"given: {loaded.exercise.given_file(name)} does not exist", file=where)
-    problems.extend(helper_problems(loaded))
-    for test in suite.tests:
-        key = f"tests.{test.name}"
-        for name in expectations.input_names(test):
-            if not (loaded.fixtures / name).is_file():
-                problems.error(f"{key}: input fixture {loaded.fixtures / name} does not exist",
-                               file=where)
-        if test.transcript is not None and f"{test.transcript.driver}.py" not in suite.given:
-            problems.error(f"{key}.transcript.driver: '{test.transcript.driver}' is not a given "
-                           f"file", file=where)
-            continue
-        if test.transcript is not None:
-            continue
-        try:
-            steps = expectations.steps_of(test, loaded)
-        except (SuiteError, OSError, ValueError, TypeError, AttributeError) as error:
-            problems.error(f"{key}: {error}", file=where)
-            continue
-        names = {step.let for step in steps if step.let}
-        graded = sorted({step.target for step in steps} & set(test.reference_helpers))
-        if graded:
-            problems.error(f"{key}: its steps call {', '.join(graded)}, which it also names in "
-                           "reference_helpers: a test grades the student's own function",
-                           file=where)
-        for step in steps:
-            for target in [step.target, *_targets(step.args), *_targets(step.kwargs)]:
-                head = target.split(".")[0]
-                if head not in modules and head not in names:
-                    problems.error(f"{key}: '{target}' names no submitted or given module "
-                                   f"(modules: {', '.join(sorted(modules))})", file=where)
-    return problems
-
-
-def helper_problems(loaded: LoadedSuite) -> Diagnostics:
-    """Reference helpers that the reference does not define."""
-    problems = Diagnostics()
-    for test in loaded.suite.tests:
-        if not test.reference_helpers:
-            continue
-        try:
-            helper_code(loaded, test)
-        except SuiteError as error:
-            problems.error(str(error))
-    return problems
-
-
 def per_question(outcome: Verification) -> list[str]:
     """For each question, the mutants aimed at it and whether each loses only that question.
 
@@ -173,7 +107,7 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
            progress: Callable[[str], None] | None = None,
            sandbox: str | None = None) -> Verification:
     say = progress or (lambda _line: None)
-    outcome = Verification(problems=suite_problems(loaded))
+    outcome = Verification(problems=static_problems(loaded))
     try:
         mutants = mutants_of(loaded.exercise, {test.name for test in loaded.suite.tests})
     except SuiteError as error:
@@ -220,7 +154,8 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
     for mutant in mutants:
         try:
             with applied(mutant, loaded.exercise.reference) as patched:
-                report = grade(loaded, patched, overlay=loaded.exercise.reference, sandbox=sandbox)
+                overlay = loaded.exercise.reference if mutant.overlay else None
+                report = grade(loaded, patched, overlay=overlay, sandbox=sandbox)
         except SuiteError as error:
             outcome.problems.error(str(error))
             continue

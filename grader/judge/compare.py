@@ -40,13 +40,23 @@ def as_set(got: Any, expected: Any, tolerance: float) -> bool:
 
 
 def approx(got: Any, expected: Any, tolerance: float) -> bool:
-    """Numbers within a relative (or, near zero, absolute) tolerance, recursively."""
+    """Numbers within a relative (or, near zero, absolute) tolerance, recursively (lists, and
+    dicts with the same keys); an int and a float may compare, a bool is never a number.
+
+    >>> approx({"v": [1.0, 2.0000001]}, {"v": [1, 2]}, 1e-6), approx({"v": 1}, {"w": 1}, 1e-6)
+    (True, False)
+    """
     if isinstance(expected, list) and isinstance(got, list):
         return len(got) == len(expected) and all(
             approx(g, e, tolerance) for g, e in zip(got, expected, strict=True))
+    if isinstance(expected, dict) and isinstance(got, dict):
+        return got.keys() == expected.keys() and all(
+            approx(got[key], expected[key], tolerance) for key in expected)
     numbers = (int, float)
     if (isinstance(got, numbers) and isinstance(expected, numbers)
             and not isinstance(got, bool) and not isinstance(expected, bool)):
+        if isinstance(got, float) and isinstance(expected, float) and math.isnan(expected):
+            return math.isnan(got)
         return math.isclose(got, expected, rel_tol=tolerance, abs_tol=tolerance)
     return same(got, expected)
 

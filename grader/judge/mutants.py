@@ -1,9 +1,14 @@
-"""Known submissions: fixtures/NAME/mutants/VERDICT/MUTANT.diff, patches of the reference.
+"""Known submissions that `grader verify` grades (problemtools' submissions/, exercism's
+.meta/example.py):
 
-A mutant file is a unified diff against reference/NAME/ (paths `a/FILE`, `b/FILE`) under a header:
-its first line says what is wrong (under `AC/`: how the right variant differs), further lines may
-explain, and an optional line `tests: name, name` says exactly which tests must get VERDICT (every
-other test must then get AC). GNU patch applies it.
+- fixtures/NAME/mutants/VERDICT/MUTANT.diff: a small change of the reference. A unified diff
+  against reference/NAME/ (paths `a/FILE`, `b/FILE`) under a header: its first line says what is
+  wrong (under `AC/`: how the right variant differs), further lines may explain, and an optional
+  line `tests: name, name` says exactly which tests must get VERDICT (every other test must then
+  get AC). GNU patch applies it.
+- fixtures/NAME/solutions/SOLUTION/: a whole right submission, every submitted file as a student
+  would hand it in, and a README.md whose first line says how it differs; it must get AC on
+  every test (it is graded alone, without the reference's files under it).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from grader.judge.verdicts import Verdict
 from grader.suite.schema import SuiteError
 
 TESTS_LINE = "tests:"
+README = "README.md"
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,8 @@ class Mutant:
     summary: str
     failing_tests: list[str] | None
     files: list[str]
+    whole: bool = False  # a folder of solutions/, not a diff
+
 
     @property
     def name(self) -> str:
@@ -40,6 +48,11 @@ class Mutant:
         'WA/off-by-one'
         """
         return f"{self.verdict.value}/{self.path.stem}"
+
+    @property
+    def overlay(self) -> bool:
+        """Whether it is graded over the reference's files (a diff holds only what it changes)."""
+        return not self.whole
 
 
 def header_and_files(text: str) -> tuple[list[str], list[str]]:
@@ -80,8 +93,39 @@ def parse(path: Path, verdict: Verdict, test_names: set[str] | None = None) -> M
     return Mutant(path, verdict, header[0].strip(), failing, files)
 
 
+def solution(folder: Path) -> Mutant:
+    """A whole right submission, read and checked: a README.md whose first line says what it is,
+    and at least one file beside it."""
+    try:
+        summary = (folder / README).read_text(encoding="utf-8").splitlines()[:1]
+    except (OSError, UnicodeDecodeError) as error:
+        raise SuiteError(f"{folder}: a solution needs a {README} saying how it differs from the "
+                         f"reference ({error.strerror if isinstance(error, OSError) else error})"
+                         ) from error
+    if not summary or not summary[0].strip():
+        raise SuiteError(f"{folder / README}: the first line must say how this solution differs")
+    files = sorted(path.name for path in folder.iterdir() if path.is_file() and path.name != README)
+    if not files:
+        raise SuiteError(f"{folder}: a solution holds the files a student submits; none here")
+    return Mutant(folder, Verdict.AC, summary[0].strip(), None, files, whole=True)
+
+
 def mutants_of(exercise: Exercise, test_names: set[str] | None = None) -> list[Mutant]:
-    """Every mutants/VERDICT/*.diff of the exercise, sorted by verdict and name."""
+    """Every known submission of the exercise: mutants/VERDICT/*.diff sorted by verdict and
+    name, then solutions/* (as AC/SOLUTION) by name."""
+    found = _diffs(exercise, test_names)
+    names = {mutant.name for mutant in found}
+    if exercise.solutions.is_dir():
+        for folder in sorted(p for p in exercise.solutions.iterdir() if p.is_dir()):
+            whole = solution(folder)
+            if whole.name in names:
+                raise SuiteError(f"{folder}: {whole.name} is also mutants/{whole.name}.diff; "
+                                 f"keep one of them")
+            found.append(whole)
+    return found
+
+
+def _diffs(exercise: Exercise, test_names: set[str] | None) -> list[Mutant]:
     found: list[Mutant] = []
     if not exercise.mutants.is_dir():
         return found
@@ -100,7 +144,14 @@ def mutants_of(exercise: Exercise, test_names: set[str] | None = None) -> list[M
 
 @contextmanager
 def applied(mutant: Mutant, reference: Path) -> Iterator[Path]:
-    """A temporary folder holding the reference's files that `mutant` patches, patched."""
+    """A temporary folder holding the reference's files that `mutant` patches, patched (or, for a
+    whole solution, a copy of its files)."""
+    if mutant.whole:
+        with tempfile.TemporaryDirectory(prefix=owners.scratch_prefix("solution-")) as folder:
+            for name in mutant.files:
+                shutil.copyfile(mutant.path / name, Path(folder) / name)
+            yield Path(folder)
+        return
     patch = shutil.which("patch")
     if patch is None:
         raise SuiteError(f"{mutant.path}: GNU patch is needed to apply mutants and is not "

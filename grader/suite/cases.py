@@ -24,7 +24,7 @@ JSON_SUFFIX = ".json"
 
 _modules: dict[Path, ModuleType] = {}
 _json_files: dict[Path, dict[str, Any]] = {}
-_steps_cache: dict[tuple[str, str], list[Step]] = {}
+_steps_cache: dict[tuple[str, str, str], list[Step]] = {}  # by suite, test, the test as written
 
 
 def _module(path: Path) -> ModuleType:
@@ -108,7 +108,7 @@ def checked_steps(found: list[Any], source: str) -> list[Step]:
 
 def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
     """The steps a call test runs, with `cases`/`cases_from`/`steps_from` expanded."""
-    key = (str(loaded.path), test.name)
+    key = (str(loaded.path), test.name, test.model_dump_json())
     if key in _steps_cache:
         return _steps_cache[key]
     try:

@@ -23,6 +23,10 @@ def all_trees(edges: int) -> list[object]:
     return found
 
 
+def leaves_of(plain: object) -> list[int]:
+    return [plain] if isinstance(plain, int) else [leaf for kid in plain for leaf in leaves_of(kid)]
+
+
 def edges_of(plain: object) -> int:
     return 0 if isinstance(plain, int) else len(plain) + sum(edges_of(kid) for kid in plain)
 
@@ -51,5 +55,11 @@ def test_case_lists_have_the_expected_shapes() -> None:
     assert len(cases.window_and_tree()) == 418 * 4 + 30 * 4
     assert all(alpha < beta for alpha, beta, _tree in cases.window_and_tree())
     assert {sense for sense, _tree in cases.sense_and_tree()} == {"even", "odd"}
-    for (tree,) in cases.one_tree_any_values():
-        assert edges_of(tree) >= 0
+    any_values = [tree for (tree,) in cases.one_tree_any_values()]
+    samples = [tree for (tree,) in cases.one_tree()]
+    assert any_values[:len(samples)] == samples
+    wide = any_values[len(samples):]
+    assert wide and all(edges_of(tree) > 0 for tree in wide)
+    values = {leaf for tree in wide for leaf in leaves_of(tree)}
+    assert values <= set(range(-9, 10))
+    assert values - set(cases.LEAF_VALUES), "no wide tree has a value the sample trees lack"

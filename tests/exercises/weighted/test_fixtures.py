@@ -1,4 +1,4 @@
-"""Weighted tic-tac-toe: the task-1 fixtures hold the course's original inputs (FACTS.md)."""
+"""Weighted tic-tac-toe: the task-1 fixtures hold the course's original inputs (docs/exercises.md)."""
 
 from __future__ import annotations
 

@@ -57,11 +57,11 @@ def searched(modules: dict[str, ModuleType], size: int, moves: list[tuple[int, i
 
 
 def test_a_plain_solution_searches_the_references_positions() -> None:
-    """mutants/AC/plain-student follows the stub's steps with its own board, table and tree."""
+    """solutions/plain-student follows the stub's steps with its own board, table and tree."""
     from bench.weighted_work import measure
 
-    plain = FIXTURES / "mutants" / "AC" / "plain-student.diff"
-    assert [count for count, _ in measure(mutant=plain)] == [count for count, _ in measure()]
+    plain = FIXTURES / "solutions" / "plain-student"
+    assert [count for count, _ in measure(over=plain)] == [count for count, _ in measure()]
 
 
 def test_the_recorded_expectations_are_the_references_counts() -> None:

@@ -49,6 +49,7 @@ def verdicts(out: Path) -> dict[str, list[tuple[str, str]]]:
     return found
 
 
+@pytest.mark.slow
 def test_a_local_cluster_of_two_writes_the_same_grades_as_j_2(small_class: Path,
                                                                 tmp_path: Path) -> None:
     local, cluster = tmp_path / "local", tmp_path / "cluster"
@@ -62,6 +63,7 @@ def test_a_local_cluster_of_two_writes_the_same_grades_as_j_2(small_class: Path,
     assert (cluster / "summary.html").is_file()
 
 
+@pytest.mark.slow
 def test_resume_on_a_cluster_grades_only_what_has_no_result(small_class: Path,
                                                              tmp_path: Path) -> None:
     out = tmp_path / "out"

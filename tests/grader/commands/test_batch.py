@@ -28,6 +28,7 @@ def small_class(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert batch_command.main(exercise="bitgrid", folder=small_class, jobs=2, out=out,
@@ -45,7 +46,9 @@ def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path)
     assert "<svg" in html and "bob, frank" in html
 
 
-def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
     reference_out = tmp_path / "whole"
     assert batch_command.main(exercise="bitgrid", folder=small_class, jobs=1, out=reference_out,
                               sandbox="process") == 0
@@ -60,10 +63,15 @@ def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: 
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     finished = {p.parent.name for p in out.glob("*/results.json")}
+    students = {p.parent.name for p in reference_out.glob("*/results.json")}
     assert finished, "the batch finished nothing before it was killed"
+    assert finished < students, "the batch finished everyone before it was killed: nothing resumed"
     before = {name: (out / name / "results.json").stat().st_mtime_ns for name in finished}
+    capsys.readouterr()
     assert batch_command.main(exercise="bitgrid", folder=small_class, resume=True, jobs=2, out=out,
                               sandbox="process") == 0
+    assert (f"resume: regrading {len(students - finished)} of {len(students)} submission(s)"
+            in capsys.readouterr().out)
     for name, mtime in before.items():
         assert (out / name / "results.json").stat().st_mtime_ns == mtime, f"{name} was regraded"
     assert (out / "grades.csv").read_text() == (reference_out / "grades.csv").read_text()
@@ -77,6 +85,7 @@ def test_batch_rejects_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "a batch is a folder of submissions" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_grade_dash_dash_batch_is_grader_batch(tmp_path: Path) -> None:
     """Users' scripts call `grader grade EXERCISE CLASS --batch`: the same grading, the same files."""
     folder = tmp_path / "class"

@@ -59,6 +59,7 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
     assert not linked, f"links in a handout point outside it: {linked}"
 
 
+@pytest.mark.slow
 def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:
     from grader.commands.handout import make_handout
 
@@ -80,6 +81,7 @@ def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:
     assert tests.returncode == 0 and "12 passed" in tests.stdout, tests.stdout
 
 
+@pytest.mark.slow
 def test_pytest_collects_the_visible_tests_of_an_exercise() -> None:
     run = subprocess.run([sys.executable, "-m", "pytest", "exercises/bitgrid", "-q",
                           "-p", "no:cacheprovider"], cwd=project_root(), capture_output=True,

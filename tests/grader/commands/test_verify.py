@@ -10,8 +10,9 @@ import pytest
 
 from grader.cli import main
 from grader.commands import verify as verify_command
-from grader.commands.verify import per_question, suite_problems, verify
+from grader.commands.verify import per_question, verify
 from grader.judge.grade import GradeReport
+from grader.judge.preflight import static_problems
 from grader.judge.verdicts import Verdict
 from grader.suite.load import load_suite
 from tests.conftest import Build
@@ -62,7 +63,7 @@ def test_verify_names_a_helper_the_reference_does_not_define(grade_toy: Build, p
     grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
     (project / "reference" / "toy" / "toy.py").write_text(
         HELPED_REFERENCE.replace("def mask(i: int) -> int:\n    return 1 << i\n", "mask = None\n"))
-    problems = suite_problems(load_suite("toy"))
+    problems = static_problems(load_suite("toy"))
     assert any("defines no top-level function 'mask'" in p for p in problems.messages()), \
         problems.lines()
 
@@ -95,6 +96,30 @@ def test_verify_prints_why_a_test_got_je(grade_toy: Build, project: Path,
     assert "error: the reference gets JE on read: the fork server stalled [for 10 s]" in err
     assert f"error: mutant WA/mask-off-by-one: test {reason}, expected AC" in err, err
     assert "toy: not verified: 3 error(s), 0 warning(s)" in err, err
+
+
+def test_verify_grades_a_whole_solution_alone(grade_toy: Build, project: Path) -> None:
+    """fixtures/NAME/solutions/SOLUTION/ must get AC everywhere, graded without the reference."""
+    grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
+    (project / "exercises" / "toy" / "toy.py").write_text(
+        "def mask(i):\n    raise NotImplementedError\n\n\n"
+        "def read(bits, i):\n    raise NotImplementedError\n")
+    folder = project / "fixtures" / "toy" / "solutions" / "powers"
+    folder.mkdir(parents=True)
+    (folder / "README.md").write_text("Right, with powers of two instead of shifts.\n")
+    (folder / "toy.py").write_text(HELPED_REFERENCE.replace("1 << i", "2 ** i"))
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert outcome.ok, outcome.problems.lines()
+    assert outcome.checks == ["2 tests, 1 mutants"]
+
+    (folder / "toy.py").write_text(HELPED_REFERENCE.replace("1 << i", "2 ** (i + 1)"))
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert "accepted submission AC/powers gets WA on mask" in outcome.problems.messages()
+
+    (folder / "toy.py").rename(folder / "toy_module.py")  # not the file students submit
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert any(message.startswith("accepted submission AC/powers gets CE on ")
+               for message in outcome.problems.messages()), outcome.problems.lines()
 
 
 HELPED_REFERENCE = """\

@@ -1,9 +1,10 @@
-"""Known submissions as patches of the reference: read, applied, and right variants graded.
+"""Known submissions, as patches of the reference or whole solutions: read, applied, and right
+variants graded.
 
-Right variants (fixtures/NAME/mutants/AC/*.diff) get full marks: alphabeta's `bval-variants`
-evaluates with other (equivalent) alpha-beta conventions; every exercise's `plain-student` is
-written the plain way the stubs suggest, and shows that the time limits leave room for it
-(bench/plain_limits.py compares each test's CPU with its limit).
+Right variants get full marks: alphabeta's `bval-variants` (mutants/AC/, a diff) evaluates with
+other (equivalent) alpha-beta conventions; every exercise's `plain-student` (solutions/, whole
+files) is written the plain way the stubs suggest, and shows that the time limits leave room for
+it (bench/plain_limits.py compares each test's CPU with its limit).
 """
 
 from __future__ import annotations
@@ -71,6 +72,53 @@ def test_a_mutant_cannot_patch_outside_the_reference(project: Path) -> None:
     with pytest.raises(SuiteError), applied(mutant, exercise.reference):
         pass
     assert not (project / "outside.py").exists()
+
+
+def _solution(project: Path, files: dict[str, str]) -> Exercise:
+    exercise = _toy(project, "WA", "answer is one too many.\n" + DIFF)
+    folder = exercise.solutions / "plain"
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return exercise
+
+
+def test_a_solution_is_a_whole_folder_of_files(project: Path) -> None:
+    exercise = _solution(project, {"README.md": "Right, written plainly.\nMore.\n",
+                                   "toy.py": "def answer(n):\n    return 0 + n\n"})
+    wrong, plain = mutants_of(exercise, {"call"})
+    assert (wrong.name, wrong.whole, plain.name, plain.whole) == \
+        ("WA/plus-one", False, "AC/plain", True)
+    assert (plain.summary, plain.files, plain.verdict) == ("Right, written plainly.", ["toy.py"],
+                                                            Verdict.AC)
+    with applied(plain, exercise.reference) as folder:
+        assert sorted(p.name for p in folder.iterdir()) == ["toy.py"]
+        assert (folder / "toy.py").read_text() == "def answer(n):\n    return 0 + n\n"
+
+
+@pytest.mark.parametrize(("files", "problem"), [
+    ({"toy.py": "def answer(n):\n    return n\n"}, "a solution needs a README.md"),
+    ({"README.md": "\n", "toy.py": "x = 1\n"}, "the first line must say how this solution differs"),
+    ({"README.md": "Right.\n"}, "a solution holds the files a student submits; none here"),
+])
+def test_a_malformed_solution_is_one_line_naming_its_folder(project: Path, files: dict[str, str],
+                                                            problem: str) -> None:
+    exercise = _solution(project, files)
+    with pytest.raises(SuiteError, match=problem) as raised:
+        mutants_of(exercise, {"call"})
+    assert str(exercise.solutions / "plain") in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_solution_and_an_ac_diff_of_one_name_are_refused(project: Path) -> None:
+    exercise = _toy(project, "AC", "Right, the same.\n" + DIFF.replace("n + 1", "n + 0"))
+    (exercise.mutants / "AC" / "plus-one.diff").rename(exercise.mutants / "AC" / "plain.diff")
+    folder = exercise.solutions / "plain"
+    folder.mkdir(parents=True)
+    (folder / "README.md").write_text("Right.\n")
+    (folder / "toy.py").write_text("def answer(n):\n    return n\n")
+    with pytest.raises(SuiteError, match=r"AC/plain is also mutants/AC/plain\.diff"):
+        mutants_of(exercise, {"call"})
 
 
 def _full_marks(exercise: str, name: str) -> None:

@@ -13,8 +13,10 @@ from rich.console import Console
 from grader.cli import main
 from grader.exercise import project_root
 from grader.judge.grade import grade
-from grader.report.reports import print_report
+from grader.judge.transcripts import DIFF_MAX_LINES, WINDOW_AFTER
+from grader.report.reports import print_report, write_results
 from grader.suite.load import load_suite
+from tests.conftest import Build
 
 SAMPLES = project_root() / "samples" / "bitgrid"
 
@@ -56,11 +58,40 @@ def test_results_json_follows_gradescope(tmp_path: Path) -> None:
     assert failed | errored == {t["name"] for t in data["tests"] if t["status"] == "failed"}
 
 
-def test_transcript_failure_shows_a_truncated_diff(bob_report) -> None:  # type: ignore[no-untyped-def]
+def test_a_short_transcript_failure_shows_its_whole_diff(bob_report) -> None:  # type: ignore[no-untyped-def]
     result = next(r for r in bob_report.results if r.name == "game-bad-moves")
     assert result.verdict.value == "WA"
     assert result.details.startswith("--- expected\n+++ your output\n@@")
-    assert len(result.details.splitlines()) <= 41
+    assert "-grid = 256\n+grid = 32\n" in result.details  # bob's bug, where it first shows
+    assert "not shown" not in result.details
+
+
+LONG_SUITE = """\
+exercise: toy
+submit: [toy.py]
+given: [main.py]
+tests:
+  - name: lines
+    transcript: {driver: main, expected: lines.out}
+"""
+
+
+def test_a_long_transcript_failure_shows_a_truncated_diff(grade_toy: Build, tmp_path: Path) -> None:
+    report = grade_toy(LONG_SUITE, "def line(n):\n    return f'line {n}'\n",
+                       "def line(n):\n    return f'LINE {n}'\n",
+                       given={"main.py": "import toy\n\nfor n in range(200):\n    print(toy.line(n))\n"})
+    result = report.results[0]
+    assert result.verdict.value == "WA"
+    lines = result.details.splitlines()
+    assert lines[:3] == ["--- expected", "+++ your output", "@@ -1,50 +1,50 @@"]
+    assert len(lines) == DIFF_MAX_LINES + 1
+    whole = 3 + 2 * WINDOW_AFTER  # headers, hunk line, every line of the window removed and added
+    assert lines[-1] == (f"... ({whole - DIFF_MAX_LINES} more diff lines and differences after "
+                         f"line {WINDOW_AFTER} not shown: your output has 200 lines, the expected "
+                         f"200)")
+    write_results(report, tmp_path / "results.json")
+    shown = json.loads((tmp_path / "results.json").read_text())["tests"][0]["output"]
+    assert lines[-1] in shown and "-line 49" not in shown
 
 
 def test_terminal_report_lists_every_test(bob_report) -> None:  # type: ignore[no-untyped-def]

@@ -76,6 +76,7 @@ SLEEPERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.bwrap
 @pytest.mark.parametrize("case", sorted(SLEEPERS))
 def test_a_sleeping_test_ends_as_asleep(grade_toy: Build, case: str) -> None:
@@ -84,6 +85,7 @@ def test_a_sleeping_test_ends_as_asleep(grade_toy: Build, case: str) -> None:
     _asleep(results)
 
 
+@pytest.mark.slow
 @pytest.mark.bwrap
 def test_waiting_for_a_child_that_works_is_not_asleep(grade_toy: Build,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:

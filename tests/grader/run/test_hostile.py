@@ -262,7 +262,12 @@ def grade_twice(root: Path, student: str, processes: int = 1) -> list[list[str]]
     return verdicts
 
 
-@pytest.mark.parametrize("case", sorted(HOSTILE))
+# Each of these waits out a limit (twice): over 5 s, so outside `make test-fast`.
+WAITS_OUT_A_LIMIT = {"busy-threads", "ignores-sigterm", "long-sleep"}
+
+
+@pytest.mark.parametrize("case", [pytest.param(case, marks=pytest.mark.slow)
+                                  if case in WAITS_OUT_A_LIMIT else case for case in sorted(HOSTILE)])
 def test_hostile_submission(toy_root: Path, case: str) -> None:
     verdicts, body = HOSTILE[case]
     processes = 2 if case == "memory-in-a-child" else 1

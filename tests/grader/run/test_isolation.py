@@ -133,7 +133,7 @@ def _server_attack_suite() -> str:
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
-@pytest.mark.parametrize("how", ["SIGSTOP", "SIGKILL"])
+@pytest.mark.parametrize("how", [pytest.param("SIGSTOP", marks=pytest.mark.slow), "SIGKILL"])
 def test_a_stopped_or_killed_fork_server_costs_one_verdict_never_a_hang(
         project: Path, sandbox: str, how: str) -> None:
     student = _answer("import time\ntime.sleep(0.5)\nreturn 2 * n")
@@ -336,6 +336,7 @@ def test_the_environment_is_clean(project: Path, sandbox: str,
     assert _verdicts(project, _answer(body), sandbox, suite) == ["AC", "AC"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_a_neighbour_in_a_batch_cannot_be_overwritten(project: Path, sandbox: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:

@@ -114,7 +114,7 @@ def _toy_project(root: Path, tests: str) -> None:
     ("  - name: a\n    call: tooy.answer\n    cases: [[1]]\n",
      "tests.a: 'tooy.answer' names no submitted or given module (modules: toy)"),
     ("  - name: a\n    transcript: {driver: toy, stdin: gone.txt, expected: a.out}\n",
-     "tests.a: input fixture"),
+     "gone.txt: input fixture of test 'a' does not exist"),
     ("  - name: a\n    transcript: {driver: main, expected: a.out}\n",
      "tests.a.transcript.driver: 'main' is not a given file"),
     ("  - name: a\n    call: toy.answer\n    cases_from: nowhere:cases\n",

@@ -1,0 +1,203 @@
+"""What is wrong with a suite before anything runs: the checks `grade`, `check`, `batch`,
+`gradescope` and `handout` make first (an author's mistake is then one line naming the file and
+a non-zero exit, never a student's verdict), and that `verify` makes before it grades."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from grader.diagnostics import Diagnostics
+from grader.judge.helpers import helper_code
+from grader.suite import expectations
+from grader.suite.load import LoadedSuite
+from grader.suite.schema import Step, SuiteError, TestSpec
+
+UNKNOWABLE = "*"  # a module whose top-level names cannot be listed without running it
+
+
+def preflight(loaded: LoadedSuite, tests: list[TestSpec]) -> Diagnostics:
+    """Every problem that would make grading `tests` blame a student for the suite's mistake."""
+    problems = static_problems(loaded, tests)
+    problems.extend(expectation_problems(loaded, tests))
+    return problems
+
+
+def static_problems(loaded: LoadedSuite, tests: list[TestSpec] | None = None) -> Diagnostics:
+    """Given files, input fixtures, drivers, what the steps call, reference helpers: what the
+    suite names must exist (the submitted modules' names as the reference defines them)."""
+    suite = loaded.suite
+    where = loaded.path
+    problems = Diagnostics()
+    for name in suite.given:
+        if not loaded.exercise.given_file(name).is_file():
+            problems.error("the given file named in the suite does not exist",
+                           file=loaded.exercise.given_file(name))
+    names = _module_names(loaded)
+    for test in tests if tests is not None else suite.tests:
+        key = f"tests.{test.name}"
+        try:
+            fixtures = fixture_names(loaded, test)
+        except (SuiteError, OSError, ValueError, TypeError, AttributeError) as error:
+            problems.error(f"{key}: {error}", file=where)
+            continue
+        for name in fixtures:
+            if not (loaded.fixtures / name).is_file():
+                problems.error(f"input fixture of test '{test.name}' does not exist",
+                               file=loaded.fixtures / name)
+        if test.transcript is not None:
+            if f"{test.transcript.driver}.py" not in suite.given:
+                problems.error(f"{key}.transcript.driver: '{test.transcript.driver}' is not a "
+                               f"given file", file=where)
+            continue
+        for problem in _step_problems(test, expectations.steps_of(test, loaded), names):
+            problems.error(f"{key}: {problem}", file=where)
+        if test.reference_helpers:
+            try:
+                helper_code(loaded, test)
+            except SuiteError as error:
+                problems.error(str(error))
+    return problems
+
+
+def expectation_problems(loaded: LoadedSuite, tests: list[TestSpec]) -> Diagnostics:
+    """The recorded expectations of `tests`: present, and (where the reference is) fresh."""
+    problems = Diagnostics()
+    fresh_check = loaded.exercise.reference.is_dir()
+    for test in tests:
+        recorded = expectations.call_file(loaded, test)
+        transcript = (loaded.fixtures / test.transcript.expected
+                      if test.transcript is not None else None)
+        unrecorded = next((path for path in (recorded, transcript)
+                           if path is not None and not path.is_file()), None)
+        if unrecorded is not None:
+            problems.error(f"the expectation of test '{test.name}' is not recorded; run "
+                           f"`grader record {loaded.name}`", file=unrecorded)
+            continue
+        try:
+            inputs_there = all((loaded.fixtures / name).is_file()
+                               for name in fixture_names(loaded, test))
+        except (SuiteError, OSError, ValueError, TypeError, AttributeError):
+            continue  # static_problems says why
+        if fresh_check and inputs_there and expectations.recorded_fingerprint(loaded, test) \
+                != expectations.fingerprint(loaded, test):
+            problems.error(f"the expectation of test '{test.name}' is stale (the reference, the "
+                           f"test or its inputs changed); run `grader record {loaded.name}`",
+                           file=recorded)
+    return problems
+
+
+def fixture_names(loaded: LoadedSuite, test: TestSpec) -> list[str]:
+    """Every input fixture a test reads: stdin, driver arguments, call arguments (generated too)."""
+    names = list(expectations.input_names(test))
+    if test.transcript is None:
+        for step in expectations.steps_of(test, loaded):
+            names += _fixture_args(step.args)
+    return sorted(set(names))
+
+
+def _fixture_args(value: Any) -> list[str]:
+    if isinstance(value, dict) and set(value) == {"fixture"}:
+        return [str(value["fixture"])]
+    if isinstance(value, dict):
+        return [name for item in value.values() for name in _fixture_args(item)]
+    if isinstance(value, list):
+        return [name for item in value for name in _fixture_args(item)]
+    return []
+
+
+def _targets(value: object) -> list[str]:
+    """Dotted targets named inside argument forms ($call, $get)."""
+    if isinstance(value, dict):
+        found = [str(value[key]) for key in ("$call", "$get") if key in value]
+        return found + [t for item in value.values() for t in _targets(item)]
+    if isinstance(value, list):
+        return [t for item in value for t in _targets(item)]
+    return []
+
+
+def _step_problems(test: TestSpec, steps: list[Step],
+                   names: dict[str, tuple[Path, frozenset[str]]]) -> list[str]:
+    """Targets that name no module, or a name their module does not define; steps that grade a
+    function the test replaces with the reference's own (reference_helpers)."""
+    problems = []
+    bound = {step.let for step in steps if step.let}
+    graded = sorted({step.target for step in steps} & set(test.reference_helpers))
+    if graded:
+        problems.append(f"its steps call {', '.join(graded)}, which it also names in "
+                        "reference_helpers: a test grades the student's own function")
+    seen: set[str] = set()
+    for step in steps:
+        for target in [step.target, *_targets(step.args), *_targets(step.kwargs)]:
+            if target in seen:
+                continue
+            seen.add(target)
+            head, _, rest = target.partition(".")
+            if head in bound:
+                continue
+            if head not in names:
+                problems.append(f"'{target}' names no submitted or given module (modules: "
+                                f"{', '.join(sorted(names))})")
+                continue
+            path, defined = names[head]
+            attribute = rest.split(".")[0]
+            if attribute and UNKNOWABLE not in defined and attribute not in defined:
+                problems.append(f"'{target}': {path} defines no top-level '{attribute}'")
+    return problems
+
+
+def _module_names(loaded: LoadedSuite) -> dict[str, tuple[Path, frozenset[str]]]:
+    """Each submitted or given module -> its file and its top-level names: a submitted module's
+    as the reference defines them (unknowable without the reference, as in a handout)."""
+    suite = loaded.suite
+    found: dict[str, tuple[Path, frozenset[str]]] = {}
+    for name in suite.submit:
+        path = loaded.exercise.reference / name
+        found[Path(name).stem] = (path, top_level_names(path) if path.is_file()
+                                  else frozenset({UNKNOWABLE}))
+    for name in suite.given:
+        path = loaded.exercise.given_file(name)
+        found[Path(name).stem] = (path, top_level_names(path) if path.is_file()
+                                  else frozenset({UNKNOWABLE}))
+    return found
+
+
+def top_level_names(path: Path) -> frozenset[str]:
+    """The names a module defines at its top level (in `if` and `try` blocks too), or
+    {UNKNOWABLE} where it could define more (star imports, a module `__getattr__`, no parse).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".py") as module:
+    ...     _ = module.write("import os.path\\nfrom a import b as c\\nX: int = 1\\n"
+    ...                      "try:\\n    def f(): pass\\nexcept ImportError:\\n    class G: pass\\n")
+    ...     module.flush()
+    ...     sorted(top_level_names(Path(module.name)))
+    ['G', 'X', 'c', 'f', 'os']
+    """
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return frozenset({UNKNOWABLE})
+    names: set[str] = set()
+    _collect(tree.body, names)
+    return frozenset(names)
+
+
+def _collect(body: list[ast.stmt], names: set[str]) -> None:
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name if node.name != "__getattr__" else UNKNOWABLE)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Import):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(UNKNOWABLE if alias.name == "*" else alias.asname or alias.name
+                         for alias in node.names)
+        elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
+            for block in ("body", "orelse", "finalbody"):
+                _collect(getattr(node, block, []), names)
+            for handler in getattr(node, "handlers", []):
+                _collect(handler.body, names)
