@@ -159,10 +159,10 @@ class Grader:
         if self.prepared.syntax_errors:
             name, error = next(iter(self.prepared.syntax_errors.items()))
             return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error))
-        if test.transcript is not None:
-            return self._run_transcript(test, limits)
         helpers = [] if own_helpers or not self.with_reference_helpers \
             else helper_code(self.loaded, test)
+        if test.transcript is not None:
+            return self._run_transcript(test, limits, helpers)
         return self._run_calls(test, limits, helpers)
 
     def grade_test(self, test: TestSpec, own_helpers: bool = False) -> tuple[Judgement, TestRun]:
@@ -204,12 +204,13 @@ class Grader:
             return [self._wire_arg(item) for item in arg]
         return arg
 
-    def _run_transcript(self, test: TestSpec, limits: Limits) -> TestRun:
+    def _run_transcript(self, test: TestSpec, limits: Limits,
+                        helpers: list[HelperCode]) -> TestRun:
         spec = test.transcript
         assert spec is not None
         argv = [str(self.input_file(a["fixture"])) if isinstance(a, dict) else a for a in spec.args]
         stdin = self.input_file(spec.stdin) if spec.stdin else None
-        outcome = self.server.run_driver(spec.driver, argv, stdin, limits)
+        outcome = self.server.run_driver(spec.driver, argv, stdin, limits, helpers)
         stopped = judge_process(outcome, limits)
         if stopped is not None:
             return TestRun(outcome, stopped=stopped)

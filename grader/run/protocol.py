@@ -51,12 +51,15 @@ class RequestLimits(TypedDict):
 
 
 class HelperCode(TypedDict):
-    """A reference function the test runs with in place of the student's (`reference_helpers`)."""
+    """A reference function or class the test runs with in place of the student's
+    (`reference_helpers`)."""
 
-    module: str  # the submitted module it replaces a function of
+    module: str  # the submitted module it replaces a function or class of
     name: str
     imports: str  # the reference module's top-level imports, for names the student's lacks
-    source: str  # the function's definition, decorators included
+    source: str  # the definition, decorators included
+    support: NotRequired[str]  # the reference's own top-level definitions it needs that the
+    #                            stub does not declare (private helpers, tables), in file order
 
 
 class CallRequest(TypedDict):
@@ -75,6 +78,7 @@ class DriverRequest(TypedDict):
     limits: RequestLimits
     stdin: str | None
     env: dict[str, str]
+    helpers: NotRequired[list[HelperCode]]
 
 
 Request: TypeAlias = CallRequest | DriverRequest

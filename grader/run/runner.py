@@ -192,11 +192,14 @@ class ForkServer:
         return self._run(request, limits)
 
     def run_driver(self, driver: str, argv: list[str], stdin_file: Path | None,
-                   limits: Limits) -> RunOutcome:
-        """Run a driver as a program under `limits`; never raises for anything the test does."""
-        return self._run(DriverRequest(kind="transcript", driver=driver, argv=argv,
-                                       limits=_wire(limits), env=self.suite_env,
-                                       stdin=str(stdin_file) if stdin_file else None), limits)
+                   limits: Limits, helpers: list[HelperCode] | None = None) -> RunOutcome:
+        """Run a driver as a program under `limits` (the submitted modules with reference
+        `helpers` swapped in); never raises for anything the test does."""
+        request = DriverRequest(kind="transcript", driver=driver, argv=argv, limits=_wire(limits),
+                                env=self.suite_env, stdin=str(stdin_file) if stdin_file else None)
+        if helpers:
+            request["helpers"] = helpers
+        return self._run(request, limits)
 
     def _run(self, request: Request, limits: Limits) -> RunOutcome:
         if self.process is None or self.process.poll() is not None:

@@ -166,31 +166,45 @@ def describe_exception(error: BaseException, code_dir: str) -> Raised:
 
 
 def install_helpers(helpers: list[HelperCode], code_dir: str) -> None:
-    """Put each reference function in place of the student's, in its module and wherever bound.
+    """Put each reference function or class in place of the student's, wherever it is bound.
 
-    The definition is compiled into the student's module, so it calls the student's other
-    functions (unless they are helpers too); the reference's imports fill only missing names.
+    The reference definitions of one module run in one namespace: a copy of the student's module
+    (so they call the student's other functions unless those are helpers too), where the
+    reference's imports fill only missing names and its `support` (the reference's own private
+    definitions, which the stub does not declare) is defined first.
     """
+    spaces: dict[str, dict[str, Any]] = {}
+    swapped: list[tuple[Any, Any]] = []
+    flags = __future__.annotations.compiler_flag
     for helper in helpers:
         module = importlib.import_module(helper["module"])
-        scope = vars(module)
-        imported: dict[str, Any] = {}
-        exec(compile(helper["imports"], "<reference imports>", "exec", dont_inherit=True), imported)
-        for name, value in imported.items():
-            if name != "__builtins__" and name not in scope:
-                scope[name] = value
-        before = scope.get(helper["name"])
+        scope = spaces.get(helper["module"])
+        if scope is None:
+            scope = spaces[helper["module"]] = dict(vars(module))
+            imported: dict[str, Any] = {}
+            exec(compile(helper["imports"], "<reference imports>", "exec", dont_inherit=True),
+                 imported)
+            for name, value in imported.items():
+                if name != "__builtins__" and name not in scope:
+                    scope[name] = value
+        if helper.get("support"):
+            exec(compile(helper.get("support", ""), f"<reference {helper['module']} support>",
+                         "exec", flags=flags, dont_inherit=True), scope)
+        before = vars(module).get(helper["name"])
         exec(compile(helper["source"], f"<reference {helper['module']}.{helper['name']}>", "exec",
-                     flags=__future__.annotations.compiler_flag, dont_inherit=True), scope)
+                     flags=flags, dont_inherit=True), scope)
         after = scope[helper["name"]]
-        if before is None:
-            continue
-        for other in list(sys.modules.values()):
-            where = getattr(other, "__file__", None) or ""
-            if other is not module and where.startswith(code_dir):
-                for name, value in list(vars(other).items()):
-                    if value is before:
-                        setattr(other, name, after)
+        setattr(module, helper["name"], after)
+        if before is not None:
+            swapped.append((before, after))
+    namespaces = [*spaces.values(), *(vars(other) for other in list(sys.modules.values())
+                                      if (getattr(other, "__file__", None) or "")
+                                      .startswith(code_dir))]
+    for namespace in namespaces:
+        for name, value in list(namespace.items()):
+            for before, after in swapped:
+                if value is before:
+                    namespace[name] = after
 
 
 def run_steps(steps: list[dict[str, Any]], code_dir: str,
@@ -238,6 +252,9 @@ def run_driver(request: DriverRequest, code_dir: str) -> DriverResult:
     exit_code = 0
     error: Raised | None = None
     try:
+        helpers = request.get("helpers")
+        if helpers:
+            install_helpers(helpers, code_dir)
         runpy.run_path(script, run_name="__main__")
     except SystemExit as stop:
         code = stop.code

@@ -54,7 +54,7 @@ def fingerprint(loaded: LoadedSuite, test: TestSpec) -> str:
             path = folder / name
             digest.update(path.read_bytes() if path.exists() else b"<missing>")
     digest.update(test.model_dump_json(exclude={"points", "visibility", "limits", "description",
-                                                "reference_helpers"}).encode())
+                                                "reference_helpers", "question"}).encode())
     if test.transcript is None:
         steps = [step.model_dump(exclude_defaults=True) for step in steps_of(test, loaded)]
         digest.update(json.dumps(steps, sort_keys=True).encode())

@@ -246,12 +246,21 @@ class Transcript(Strict):
 Visibility = Literal["visible", "hidden", "after_due_date"]
 
 
+class Question(Strict):
+    """A question (or task) of the original assignment: the unit a student's score is told in."""
+
+    id: Annotated[str, Field(pattern=NAME_PATTERN)]
+    title: str = ""
+
+
 class TestSpec(Strict):
     name: Annotated[str, Field(pattern=NAME_PATTERN)]
     points: float = Field(1.0, ge=0)
     visibility: Visibility = "visible"
     limits: LimitOverrides | None = None
     description: str = ""
+    question: str | None = Field(
+        None, description="the id of the question (of the suite's `questions:`) this test belongs to")
     call: str | None = None
     cases: list[list[Any]] | None = None
     cases_from: str | None = None
@@ -280,13 +289,10 @@ class TestSpec(Strict):
             raise ValueError("'call' needs exactly one of 'cases' or 'cases_from'")
         if self.steps is not None and self.steps_from is not None:
             raise ValueError("use one of 'steps' or 'steps_from'")
-        if self.reference_helpers and self.transcript is not None:
-            raise LocatedError(("reference_helpers",), "a transcript test runs a program and "
-                               "cannot swap in reference helpers")
         for helper in self.reference_helpers:
             if not HELPER_PATTERN.match(helper):
                 raise LocatedError(("reference_helpers", helper),
-                                   f"'{helper}' is not module.function")
+                                   f"'{helper}' is not module.name (a function or class)")
             if helper == self.call:
                 raise LocatedError(("reference_helpers", helper), f"'{helper}' is the function "
                                    "this test grades: it must run as the student wrote it")
@@ -309,6 +315,9 @@ class Suite(Strict):
     env: dict[str, str] = Field(
         default_factory=dict, description="environment variables the test processes get on top of "
         "a fixed minimal set (names: letters, digits and _, not starting with a digit)")
+    questions: list[Question] = Field(
+        default_factory=list, description="the assignment's questions, in order; once declared, "
+        "every test names its own with `question:`")
     tests: list[TestSpec] = Field(min_length=1)
 
     @field_validator("env")
@@ -353,6 +362,37 @@ class Suite(Strict):
         if overlap:
             raise ValueError(f"files both submitted and given: {sorted(overlap)}")
         return self
+
+    @model_validator(mode="after")
+    def _questions_known(self) -> Suite:
+        """Declared questions are unique; then every test belongs to one of them."""
+        ids: set[str] = set()
+        for index, question in enumerate(self.questions):
+            if question.id in ids:
+                raise LocatedError(("questions", index, "id"),
+                                   f"two questions are named '{question.id}'")
+            ids.add(question.id)
+        for index, test in enumerate(self.tests):
+            if not ids:
+                if test.question is not None:
+                    raise LocatedError(("tests", index, "question"), "the suite declares no "
+                                       "`questions:` for this test to belong to")
+                continue
+            if test.question is None:
+                raise LocatedError(("tests", index), f"test '{test.name}' names no question "
+                                   f"(one of {', '.join(sorted(ids))})")
+            if test.question not in ids:
+                raise LocatedError(("tests", index, "question"), f"no question '{test.question}' "
+                                   f"is declared (questions: {', '.join(sorted(ids))})")
+        return self
+
+    def question_of(self, test: str) -> str | None:
+        """The question a test belongs to (None in a suite that declares none)."""
+        return next((t.question for t in self.tests if t.name == test), None)
+
+    def question_titles(self) -> dict[str, str]:
+        """Each declared question's title (its id when it has none), in the suite's order."""
+        return {question.id: question.title or question.id for question in self.questions}
 
     @model_validator(mode="after")
     def _helpers_known(self) -> Suite:
