@@ -116,7 +116,8 @@ def suite_problems(loaded: LoadedSuite) -> list[str]:
             problems.append(f"{key}: {error}")
             continue
         names = {step.let for step in steps if step.let}
-        graded = sorted({step.target for step in steps} & set(test.reference_helpers))
+        graded = sorted({step.target for step in steps if step.compared}
+                        & set(test.reference_helpers))
         if graded:
             problems.append(f"{key}: its steps call {', '.join(graded)}, which it also names in "
                             "reference_helpers: a test grades the student's own function")

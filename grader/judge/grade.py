@@ -152,6 +152,10 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                                        grader.shown)
                     report.results.append(result)
                     verdicts[test.name] = result.verdict
+                    if test.question is not None:  # a question passes while all its tests do
+                        so_far = verdicts.get(test.question, Verdict.AC)
+                        verdicts[test.question] = result.verdict if so_far is Verdict.AC \
+                            else so_far
                     if on_result is not None:
                         on_result(result)
                 boundary = grader.server.boundary

@@ -251,6 +251,8 @@ class Question(Strict):
 
     id: Annotated[str, Field(pattern=NAME_PATTERN)]
     title: str = ""
+    integration: bool = Field(False, description="whole programs run with everything the "
+                              "student wrote: any bug may cost this question besides its own")
 
 
 class TestSpec(Strict):
@@ -273,10 +275,10 @@ class TestSpec(Strict):
     transcript: Transcript | None = None
     normalize: Normalize | None = None
     reference_helpers: dict[str, str] = Field(
-        default_factory=dict, description="helper functions this test runs with the reference's "
-        "versions of, each mapped to the test that grades it ({module.function: test}), so that a "
-        "wrong helper costs only its own question; only these functions' reference code enters "
-        "the test's process (see docs/suites.md)")
+        default_factory=dict, description="functions or classes this test runs with the "
+        "reference's versions of, each mapped to the question (or test) that grades it "
+        "({module.name: question}), so that a wrong helper costs only its own question; only "
+        "their reference code enters the test's process (see docs/suites.md)")
 
     @model_validator(mode="after")
     def _one_kind(self) -> TestSpec:
@@ -396,20 +398,26 @@ class Suite(Strict):
 
     @model_validator(mode="after")
     def _helpers_known(self) -> Suite:
-        """Reference helpers belong to submitted modules and name the tests that grade them."""
+        """Reference helpers belong to submitted modules and name the test or question grading
+        them (never the test's own); a question and a test never share a name."""
         submitted = {name.removesuffix(".py") for name in self.submit}
         names = {test.name for test in self.tests}
+        questions = {question.id for question in self.questions}
+        for index, question in enumerate(self.questions):
+            if question.id in names:
+                raise LocatedError(("questions", index, "id"), f"'{question.id}' is also a test's "
+                                   "name: a question and a test never share a name")
         for index, test in enumerate(self.tests):
             for helper, question in test.reference_helpers.items():
                 where = ("tests", index, "reference_helpers", helper)
                 if helper.split(".")[0] not in submitted:
                     raise LocatedError(where, f"'{helper}' is not in a submitted module "
                                        f"({', '.join(sorted(submitted))})")
-                if question not in names:
-                    raise LocatedError(where, f"no test named '{question}' grades it")
-                if question == test.name:
-                    raise LocatedError(where, f"'{helper}' is graded by this very test: it must "
-                                       "run as the student wrote it")
+                if question not in names and question not in questions:
+                    raise LocatedError(where, f"no test or question named '{question}' grades it")
+                if question in (test.name, test.question):
+                    raise LocatedError(where, f"'{helper}' is graded by this very test or its "
+                                       "question: it must run as the student wrote it")
         return self
 
     @property

@@ -30,10 +30,10 @@ tests:
       - {let: c, call: toy.Counter, args: [3]}
       - {call: c.bump}
       - {call: c.bump}
-  - name: game
+  - name: whole-game
     question: game
     points: 3
-    reference_helpers: {toy.Counter: counts}
+    reference_helpers: {toy.Counter: counter}   # the question grading it
     transcript: {driver: play, args: ["2"], stdin: moves.txt, expected: game.out.txt}
 """
 
@@ -94,18 +94,18 @@ def graded(grade_toy: Build, student: str) -> object:
 def test_a_wrong_class_costs_only_its_question_even_in_a_driver_test(grade_toy: Build) -> None:
     report = graded(grade_toy, WRONG_COUNTER)
     verdicts = {r.name: r.verdict for r in report.results}  # type: ignore[attr-defined]
-    assert verdicts == {"counts": Verdict.WA, "game": Verdict.AC}
+    assert verdicts == {"counts": Verdict.WA, "whole-game": Verdict.AC}
     game = report.results[1]  # type: ignore[attr-defined]
     assert game.points == 3
     assert "with your own it gets WA" in game.message
-    assert "Fix question 'counts' first" in game.message
+    assert "Fix question 'counter' first" in game.message
 
 
 def test_the_student_program_still_fails_on_its_own_question(grade_toy: Build) -> None:
     wrong_total = REFERENCE.replace("return counter.value", "return counter.value + 1")
     report = graded(grade_toy, wrong_total)
     verdicts = {r.name: r.verdict for r in report.results}  # type: ignore[attr-defined]
-    assert verdicts == {"counts": Verdict.AC, "game": Verdict.WA}
+    assert verdicts == {"counts": Verdict.AC, "whole-game": Verdict.WA}
 
 
 def test_points_per_question_in_every_report_format(grade_toy: Build) -> None:

@@ -42,7 +42,7 @@ BROKEN = {
                            ":7: tests.0.reference_helpers.toy.answer: 'toy.answer' is the function "
                            "this test grades"),
     "helper-unknown-question": (VALID + "    reference_helpers: {toy.mask: mask}\n",
-                                ":7: tests.0.reference_helpers.toy.mask: no test named 'mask'"),
+                                ":7: tests.0.reference_helpers.toy.mask: no test or question named 'mask'"),
     "helper-not-submitted": (VALID + "    reference_helpers: {prelude.mask: answer}\n",
                              "'prelude.mask' is not in a submitted module (toy)"),
     "helper-not-dotted": (VALID + "    reference_helpers: {mask: answer}\n",
@@ -58,7 +58,7 @@ BROKEN = {
                        "two questions are named 'q1'"),
     "helper-own-question": (VALID + "  - name: other\n    call: toy.other\n    cases: [[2]]\n"
                             "    reference_helpers: {toy.answer: other}\n",
-                            "'toy.answer' is graded by this very test"),
+                            "'toy.answer' is graded by this very test or its question"),
 }
 
 
