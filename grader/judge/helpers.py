@@ -136,7 +136,7 @@ def helper_code(loaded: LoadedSuite, test: TestSpec) -> list[HelperCode]:
         reference = definitions(path)
         if name not in reference.sources or not DEFINITION.match(reference.sources[name]):
             raise SuiteError(f"{loaded.path}: tests.{test.name}.reference_helpers: {path} defines "
-                             f"no top-level function or class '{name}'")
+                             f"no top-level function '{name}' (nor class)")
         code = HelperCode(module=module, name=name, imports=reference.imports,
                           source=reference.sources[name])
         if names[module][0] == name:

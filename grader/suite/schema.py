@@ -408,14 +408,14 @@ class Suite(Strict):
                 raise LocatedError(("questions", index, "id"), f"'{question.id}' is also a test's "
                                    "name: a question and a test never share a name")
         for index, test in enumerate(self.tests):
-            for helper, question in test.reference_helpers.items():
+            for helper, grading in test.reference_helpers.items():
                 where = ("tests", index, "reference_helpers", helper)
                 if helper.split(".")[0] not in submitted:
                     raise LocatedError(where, f"'{helper}' is not in a submitted module "
                                        f"({', '.join(sorted(submitted))})")
-                if question not in names and question not in questions:
-                    raise LocatedError(where, f"no test or question named '{question}' grades it")
-                if question in (test.name, test.question):
+                if grading not in names and grading not in questions:
+                    raise LocatedError(where, f"no test or question named '{grading}' grades it")
+                if grading in (test.name, test.question):
                     raise LocatedError(where, f"'{helper}' is graded by this very test or its "
                                        "question: it must run as the student wrote it")
         return self
