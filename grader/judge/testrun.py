@@ -26,7 +26,9 @@ from grader.judge.judgement import (
     judge_process,
     judge_steps,
     judge_transcript,
-    render_value,
+    running_step,
+    step_label,
+    while_running,
 )
 from grader.judge.verdicts import Verdict
 from grader.run import received
@@ -38,7 +40,7 @@ from grader.run.watchdog import RunOutcome
 from grader.sandboxes import Confinement
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import Limits, Step, TestSpec
+from grader.suite.schema import Limits, Step, TestSpec, Transcript
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,19 @@ def prepared_submission(loaded: LoadedSuite, source: Path,
         yield prepared, scratch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def program_run(spec: Transcript) -> str:
+    """A transcript test's run as a command line: the driver, its arguments, its stdin file.
+
+    >>> program_run(Transcript(driver="main", args=["--size", "3"], stdin="input2.txt",
+    ...                        expected="out.txt"))
+    "main --size 3 < input2.txt"
+    >>> program_run(Transcript(driver="play", args=[{"fixture": "b.txt"}], expected="o.txt"))
+    "play b.txt (no input)"
+    """
+    words = [spec.driver, *(arg["fixture"] if isinstance(arg, dict) else arg for arg in spec.args)]
+    return " ".join(words) + (f" < {spec.stdin}" if spec.stdin else " (no input)")
 
 
 class Grader:
@@ -174,8 +189,12 @@ class Grader:
             assert isinstance(run.observed, dict) and run.outcome is not None
             expected_text, expected_exit = expectations.load_transcript(self.loaded, test)
             text = run.outcome.stdout.decode("utf-8", "replace")
-            return judge_transcript(text, run.observed["exit"], expected_text, expected_exit,
-                                    test.normalize or self.suite.normalize), run
+            judged = judge_transcript(text, run.observed["exit"], expected_text, expected_exit,
+                                      test.normalize or self.suite.normalize)
+            if judged.verdict is not Verdict.AC:
+                judged = Judgement(judged.verdict, f"{program_run(test.transcript)}: "
+                                   f"{judged.message}", judged.details)
+            return judged, run
         assert isinstance(run.observed, list)
         expected = expectations.load_call(self.loaded, test)
         return judge_steps(expectations.steps_of(test, self.loaded), run.observed, expected), run
@@ -185,7 +204,9 @@ class Grader:
         outcome = self.server.run_calls([self._wire_step(step) for step in steps], limits, helpers)
         stopped = judge_process(outcome, limits)
         if stopped is not None:
-            return TestRun(outcome, stopped=stopped)
+            index = running_step(outcome.stderr)
+            running = step_label(steps[index]) if index is not None and index < len(steps) else ""
+            return TestRun(outcome, stopped=while_running(stopped, running))
         try:
             return TestRun(outcome, observed=received.step_outcomes(outcome.result))
         except received.Malformed as error:
@@ -213,13 +234,12 @@ class Grader:
         outcome = self.server.run_driver(spec.driver, argv, stdin, limits, helpers)
         stopped = judge_process(outcome, limits)
         if stopped is not None:
-            return TestRun(outcome, stopped=stopped)
+            return TestRun(outcome, stopped=while_running(stopped, program_run(spec)))
         try:
             result = received.driver_outcome(outcome.result)
         except received.Malformed as malformed:
             return TestRun(outcome, stopped=Judgement(
                 Verdict.RTE, f"the test process sent back a malformed result ({malformed})"))
         if result["error"] is not None:
-            label = " ".join([spec.driver, *map(render_value, spec.args)])
-            return TestRun(outcome, stopped=judge_exception(result["error"], label))
+            return TestRun(outcome, stopped=judge_exception(result["error"], program_run(spec)))
         return TestRun(outcome, observed=ProgramRun(exit=result["exit"], stdout=outcome.stdout))

@@ -23,6 +23,10 @@ RESULT_CAP_BYTES = 8 * 1024 * 1024  # what a test may send back; more is cut (an
 MINIMAL_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "HOME": "/tmp", "TMPDIR": "/tmp"}
 GO = b'{"go": true}\n'
+# Written by a call test on its stderr before each step (the step's index follows, then a
+# newline): after a kill, the last one says which call was running. The test could forge one;
+# it only changes which call a time-limit message names.
+STEP_MARKER = b"\x00grader-step "
 
 
 class ProtocolError(ValueError):
@@ -121,7 +125,8 @@ class UnplainOutcome(TypedDict):
 
 
 Raised = TypedDict("Raised", {"raises": str, "message": str, "traceback": str, "ni": bool,
-                              "import": bool, "let_failed": NotRequired[bool]})
+                              "import": bool, "let_failed": NotRequired[bool],
+                              "origin": NotRequired[str]})  # "FILE, in FUNCTION" of the raise
 StepOutcome: TypeAlias = ValueOutcome | UnplainOutcome | Raised
 
 

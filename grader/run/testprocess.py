@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from grader.run import confine
     from grader.run.protocol import (
         MINIMAL_ENV,
+        STEP_MARKER,
         DriverRequest,
         DriverResult,
         HelperCode,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 else:  # siblings: this runs in the fork server, a script (see worker.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
-    from protocol import MINIMAL_ENV
+    from protocol import MINIMAL_ENV, STEP_MARKER
 
 _encode_result = json.JSONEncoder().encode  # bound before any student code can patch json
 
@@ -141,7 +142,12 @@ def shown(value: Any, step: dict[str, Any]) -> Any:
         for dotted in step["attrs"]:
             item = value
             for part in dotted.split("."):
-                item = getattr(item, part)
+                try:
+                    item = getattr(item, part)
+                except AttributeError:  # what was returned lacks it: a wrong answer, not a raise
+                    whose = "None" if value is None else f"a {type(value).__name__}"
+                    raise Unplain(f"returned {whose}, which has no attribute '{dotted}' (the "
+                                  f"test reads {', '.join(step['attrs'])})") from None
             out[dotted] = to_plain(item)
         return out
     return to_plain(value)
@@ -160,9 +166,17 @@ def describe_exception(error: BaseException, code_dir: str) -> Raised:
     lines.append(f"{type(error).__name__}: {message}\n" if message else f"{type(error).__name__}\n")
     is_import = isinstance(error, (ImportError, SyntaxError)) or (
         isinstance(error, AttributeError) and getattr(error, "_grader_missing", False))
-    return {"raises": type(error).__name__, "message": message[:2000],
-            "traceback": "".join(lines)[-6000:],
-            "ni": isinstance(error, NotImplementedError), "import": is_import}
+    described: Raised = {"raises": type(error).__name__, "message": message[:2000],
+                         "traceback": "".join(lines)[-6000:],
+                         "ni": isinstance(error, NotImplementedError), "import": is_import}
+    if frames:  # where in the submitted or given files it was raised
+        described["origin"] = f"{frames[-1].filename}, in {frames[-1].name}"[:300]
+    return described
+
+
+_installed: dict[tuple[str, str], Any] = {}  # (module, name) -> the reference object in place
+_scopes: list[dict[str, Any]] = []  # the namespaces the reference definitions run in
+_original_reload = importlib.reload
 
 
 def install_helpers(helpers: list[HelperCode], code_dir: str) -> None:
@@ -171,22 +185,41 @@ def install_helpers(helpers: list[HelperCode], code_dir: str) -> None:
     The reference definitions of one module run in one namespace: a copy of the student's module
     (so they call the student's other functions unless those are helpers too), where the
     reference's imports fill only missing names and its `support` (the reference's own private
-    definitions, which the stub does not declare) is defined first.
+    definitions, which the stub does not declare) is defined first. A module reloaded later (a
+    given `configure` re-imports the exercise's modules for another board size) gets them again,
+    its support run anew.
     """
-    spaces: dict[str, dict[str, Any]] = {}
     swapped: list[tuple[Any, Any]] = []
+    for module_name in dict.fromkeys(helper["module"] for helper in helpers):
+        module = importlib.import_module(module_name)
+        mine = [helper for helper in helpers if helper["module"] == module_name]
+        swapped += _install_module(module, mine)
+    _rebind(swapped, code_dir)
+
+    def reload_keeping_helpers(module: Any) -> Any:
+        reloaded = _original_reload(module)
+        mine = [helper for helper in helpers
+                if helper["module"] == getattr(reloaded, "__name__", None)]
+        if mine:
+            _rebind(_install_module(reloaded, mine), code_dir)
+        return reloaded
+
+    importlib.reload = reload_keeping_helpers
+
+
+def _install_module(module: Any, helpers: list[HelperCode]) -> list[tuple[Any, Any]]:
+    """Define `helpers` (all of one module) in a copy of it; (old, new) objects to rebind."""
     flags = __future__.annotations.compiler_flag
+    scope = dict(vars(module))
+    _scopes.append(scope)
+    imported: dict[str, Any] = {}
+    exec(compile(helpers[0]["imports"], "<reference imports>", "exec", dont_inherit=True),
+         imported)
+    for name, value in imported.items():
+        if name != "__builtins__" and name not in scope:
+            scope[name] = value
+    swapped: list[tuple[Any, Any]] = []
     for helper in helpers:
-        module = importlib.import_module(helper["module"])
-        scope = spaces.get(helper["module"])
-        if scope is None:
-            scope = spaces[helper["module"]] = dict(vars(module))
-            imported: dict[str, Any] = {}
-            exec(compile(helper["imports"], "<reference imports>", "exec", dont_inherit=True),
-                 imported)
-            for name, value in imported.items():
-                if name != "__builtins__" and name not in scope:
-                    scope[name] = value
         if helper.get("support"):
             exec(compile(helper.get("support", ""), f"<reference {helper['module']} support>",
                          "exec", flags=flags, dont_inherit=True), scope)
@@ -195,12 +228,20 @@ def install_helpers(helpers: list[HelperCode], code_dir: str) -> None:
                      flags=flags, dont_inherit=True), scope)
         after = scope[helper["name"]]
         setattr(module, helper["name"], after)
-        if before is not None:
-            swapped.append((before, after))
-    namespaces = [*spaces.values(), *(vars(other) for other in list(sys.modules.values())
-                                      if (getattr(other, "__file__", None) or "")
-                                      .startswith(code_dir))]
-    for namespace in namespaces:
+        earlier = _installed.get((helper["module"], helper["name"]))
+        _installed[(helper["module"], helper["name"])] = after
+        swapped += [(old, after) for old in (before, earlier) if old is not None]
+    return swapped
+
+
+def _rebind(swapped: list[tuple[Any, Any]], code_dir: str) -> None:
+    """Every name bound to a replaced object, in the submitted and given modules and in the
+    reference's namespaces, bound to its replacement."""
+    if not swapped:
+        return
+    namespaces = [vars(other) for other in list(sys.modules.values())
+                  if (getattr(other, "__file__", None) or "").startswith(code_dir)]
+    for namespace in [*namespaces, *_scopes]:
         for name, value in list(namespace.items()):
             for before, after in swapped:
                 if value is before:
@@ -216,7 +257,9 @@ def run_steps(steps: list[dict[str, Any]], code_dir: str,
             install_helpers(helpers, code_dir)
         except BaseException as error:  # the student's module does not import, most likely
             return {"steps": [{"let_failed": True, **describe_exception(error, code_dir)}]}
-    for step in steps:
+    for index, step in enumerate(steps):
+        with contextlib.suppress(OSError):
+            os.write(2, STEP_MARKER + b"%d\n" % index)
         target_text = step.get("call") or step.get("get") or ""
         try:
             try:
