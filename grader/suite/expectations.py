@@ -114,7 +114,7 @@ def without_traceback(step: dict[str, Any]) -> dict[str, Any]:
     >>> without_traceback({"raises": "ValueError", "message": "bad", "traceback": "File ..."})
     {'raises': 'ValueError', 'message': 'bad'}
     """
-    return {key: value for key, value in step.items() if key != "traceback"}
+    return {key: value for key, value in step.items() if key not in ("traceback", "origin")}
 
 
 def with_calls(steps: list[Step], outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
