@@ -15,6 +15,7 @@ from grader.judge.grade import GradeReport, grade
 from grader.judge.helpers import helper_code
 from grader.judge.isolation import QuestionLoss, isolation_problems, question_loss
 from grader.judge.isolation import per_question as losses_per_question
+from grader.judge.margins import is_plain, margin_line, margin_problems
 from grader.judge.mutants import Mutant, applied, mutants_of
 from grader.judge.verdicts import TestResult, Verdict
 from grader.run.doctor import host_facts
@@ -224,6 +225,9 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
             outcome.problems.append(str(error))
             continue
         problems = check_mutant(mutant, report, reference_passes)
+        if mutant.verdict is Verdict.AC and is_plain(mutant.name):
+            problems += margin_problems(mutant.name, report)
+            outcome.checks.append(margin_line(mutant.name, report))
         if mutant.verdict is not Verdict.AC:
             outcome.lost[mutant.name] = [r.name for r in report.results if not r.passed]
             if mutant.failing_tests is not None:

@@ -108,9 +108,9 @@ def program_run(spec: Transcript) -> str:
 
     >>> program_run(Transcript(driver="main", args=["--size", "3"], stdin="input2.txt",
     ...                        expected="out.txt"))
-    "main --size 3 < input2.txt"
+    'main --size 3 < input2.txt'
     >>> program_run(Transcript(driver="play", args=[{"fixture": "b.txt"}], expected="o.txt"))
-    "play b.txt (no input)"
+    'play b.txt (no input)'
     """
     words = [spec.driver, *(arg["fixture"] if isinstance(arg, dict) else arg for arg in spec.args)]
     return " ".join(words) + (f" < {spec.stdin}" if spec.stdin else " (no input)")
