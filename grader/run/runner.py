@@ -37,7 +37,8 @@ from grader.run.watchdog import ANSWER_TIMEOUT_S, BoundaryShort, RunOutcome, Tes
 from grader.sandboxes import Confinement
 from grader.suite.schema import Limits
 
-WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py")  # the fork server's code
+# the fork server's code
+WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py", "swap.py")
 START_TIMEOUT_S = 30.0
 _slots = itertools.count()  # each fork server of this process gets its own tests' uid
 

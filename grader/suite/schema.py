@@ -16,6 +16,7 @@ from pydantic import (
 
 from grader.errors import UserError
 from grader.sandboxes import SandboxChoice
+from grader.suite.questions import Question, question_problem
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 HELPER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
@@ -246,15 +247,6 @@ class Transcript(Strict):
 Visibility = Literal["visible", "hidden", "after_due_date"]
 
 
-class Question(Strict):
-    """A question (or task) of the original assignment: the unit a student's score is told in."""
-
-    id: Annotated[str, Field(pattern=NAME_PATTERN)]
-    title: str = ""
-    integration: bool = Field(False, description="whole programs run with everything the "
-                              "student wrote: any bug may cost this question besides its own")
-
-
 class TestSpec(Strict):
     name: Annotated[str, Field(pattern=NAME_PATTERN)]
     points: float = Field(1.0, ge=0)
@@ -367,30 +359,10 @@ class Suite(Strict):
 
     @model_validator(mode="after")
     def _questions_known(self) -> Suite:
-        """Declared questions are unique; then every test belongs to one of them."""
-        ids: set[str] = set()
-        for index, question in enumerate(self.questions):
-            if question.id in ids:
-                raise LocatedError(("questions", index, "id"),
-                                   f"two questions are named '{question.id}'")
-            ids.add(question.id)
-        for index, test in enumerate(self.tests):
-            if not ids:
-                if test.question is not None:
-                    raise LocatedError(("tests", index, "question"), "the suite declares no "
-                                       "`questions:` for this test to belong to")
-                continue
-            if test.question is None:
-                raise LocatedError(("tests", index), f"test '{test.name}' names no question "
-                                   f"(one of {', '.join(sorted(ids))})")
-            if test.question not in ids:
-                raise LocatedError(("tests", index, "question"), f"no question '{test.question}' "
-                                   f"is declared (questions: {', '.join(sorted(ids))})")
+        problem = question_problem(self.questions, [(t.name, t.question) for t in self.tests])
+        if problem is not None:
+            raise LocatedError(*problem)
         return self
-
-    def question_of(self, test: str) -> str | None:
-        """The question a test belongs to (None in a suite that declares none)."""
-        return next((t.question for t in self.tests if t.name == test), None)
 
     def question_titles(self) -> dict[str, str]:
         """Each declared question's title (its id when it has none), in the suite's order."""
@@ -399,14 +371,10 @@ class Suite(Strict):
     @model_validator(mode="after")
     def _helpers_known(self) -> Suite:
         """Reference helpers belong to submitted modules and name the test or question grading
-        them (never the test's own); a question and a test never share a name."""
+        them (never the test's own)."""
         submitted = {name.removesuffix(".py") for name in self.submit}
         names = {test.name for test in self.tests}
         questions = {question.id for question in self.questions}
-        for index, question in enumerate(self.questions):
-            if question.id in names:
-                raise LocatedError(("questions", index, "id"), f"'{question.id}' is also a test's "
-                                   "name: a question and a test never share a name")
         for index, test in enumerate(self.tests):
             for helper, grading in test.reference_helpers.items():
                 where = ("tests", index, "reference_helpers", helper)
