@@ -34,8 +34,10 @@ class Definitions:
 
 
 def _assigned(node: ast.stmt) -> list[str]:
+    """The plain names a top-level assignment binds (`A = 1`, `A, B = 1, 2`, `A: int = 1`)."""
     if isinstance(node, ast.Assign):
-        return [target.id for target in node.targets if isinstance(target, ast.Name)]
+        return [name.id for target in node.targets for name in ast.walk(target)
+                if isinstance(name, ast.Name)]
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return [node.target.id]
     return []
