@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/grader list
-	$(BIN)/grader grade bitgrid samples/bitgrid --batch --out demo-out --sandbox auto
+	$(BIN)/grader batch bitgrid samples/bitgrid --out demo-out --sandbox auto
 	$(BIN)/grader grade bitgrid samples/bitgrid/bob --results demo-out/bob.results.json --sandbox auto
 
 # pytest exits 5 when it collects no test at all; that is a failure of its own kind, not a pass.

@@ -20,7 +20,8 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.commands.batch import collect, grade_batch, write_class_reports  # noqa: E402
+from grader.batch.engine import grade_batch  # noqa: E402
+from grader.batch.results import collect, write_class_reports  # noqa: E402
 from grader.judge.grade import grade  # noqa: E402
 from grader.report.gradebook import Gradebook  # noqa: E402
 from grader.suite.load import load_suite  # noqa: E402

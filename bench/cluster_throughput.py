@@ -22,7 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.commands.batch import collect, grade_batch  # noqa: E402
+from grader.batch.engine import grade_batch  # noqa: E402
+from grader.batch.results import collect  # noqa: E402
 from grader.judge.mutants import applied, mutants_of  # noqa: E402
 from grader.judge.verdicts import Verdict  # noqa: E402
 from grader.suite.load import LoadedSuite, load_suite  # noqa: E402

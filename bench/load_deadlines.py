@@ -102,8 +102,8 @@ def run(exercises: list[str], label: str, verifying: bool) -> None:
                 outcome = verify(loaded, sandbox="bwrap")
                 print(f"  grader verify {name}: {'verified' if outcome.ok else 'FAILED'} in "
                       f"{time.monotonic() - start:.0f} s" + "".join(
-                          f"\n    {problem}" for problem in outcome.problems), flush=True)
-                je += [problem for problem in outcome.problems if "JE" in problem]
+                          f"\n    {problem}" for problem in outcome.problems.messages()), flush=True)
+                je += [problem for problem in outcome.problems.messages() if "JE" in problem]
                 continue
             reports = [("reference", grade(loaded, loaded.exercise.reference, sandbox="bwrap"))]
             for mutant in mutants_of(loaded.exercise):

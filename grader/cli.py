@@ -1,6 +1,6 @@
-"""The `grader` command line: it only declares the options; each command is a module of
-`grader.commands`, imported when it runs (so `grader --help` or `grader list` loads no fork
-server, and nothing of rich, YAML or pydantic it does not use)."""
+"""The `grader` command line: it only declares the options and calls the command, the function
+`main(*, ...)` of a module of `grader.commands`, imported when it runs (so `grader --help` or
+`grader list` loads no fork server, and nothing of YAML or pydantic it does not use)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,40 @@ import importlib
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-from grader.commands import EXIT_BAD_INPUT
-from grader.errors import UserError
+from grader.commands import EXIT_BAD_INPUT, EXIT_GRADER_FAILED, EXIT_USAGE
+from grader.diagnostics import Diagnostics
+from grader.errors import UsageError, UserError
 from grader.sandboxes import SANDBOX_CHOICES
+
+
+def _grading_options(command: argparse.ArgumentParser, default: str) -> None:
+    command.add_argument("--public", action="store_true", help="only the visible tests")
+    command.add_argument("--sandbox", choices=SANDBOX_CHOICES,
+                         help="confine tests with bubblewrap, process limits only, or bubblewrap "
+                              f"when available (default: $GRADER_SANDBOX, the suite's, {default})")
+
+
+def _batch_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("-j", "--jobs", type=int, default=None,
+                         help="submissions graded at once (default: all cores)")
+    command.add_argument("--out", type=Path, help="where batch results go (default: ./out)")
+    command.add_argument("--resume", action="store_true",
+                         help="regrade only the submissions whose inputs changed since their last "
+                              "grading in --out")
+    command.add_argument("--roster", type=Path, metavar="FILE",
+                         help="CSV with a 'submission' column (folder or .zip name); its other "
+                              "columns go in front of grades.csv")
+    command.add_argument("--executor", choices=["local", "dask"],
+                         help="where a batch is graded: this machine's process pool (local, the "
+                              "default) or a Dask cluster (dask)")
+    command.add_argument("--scheduler", metavar="ADDRESS",
+                         help="with --executor dask: a running Dask scheduler (e.g. "
+                              "tcp://host:8786); default: a LocalCluster of -j workers here")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,29 +55,20 @@ def build_parser() -> argparse.ArgumentParser:
     grade_cmd.add_argument("submission", type=Path, help="folder or .zip with the student's files")
     grade_cmd.add_argument("--results", type=Path, help="write Gradescope's results.json here")
     grade_cmd.add_argument("--junit", type=Path, help="write JUnit XML here")
-    grade_cmd.add_argument("--public", action="store_true", help="only the visible tests")
     grade_cmd.add_argument("--test", action="append", dest="tests", metavar="NAME",
                            help="only this test (repeatable)")
+    _grading_options(grade_cmd, "bwrap")
     grade_cmd.add_argument("--batch", action="store_true",
-                           help="SUBMISSION is a folder of submissions (sub-folders or .zip)")
-    grade_cmd.add_argument("-j", "--jobs", type=int, default=None,
-                           help="submissions graded at once (default: all cores)")
-    grade_cmd.add_argument("--out", type=Path, help="where batch results go (default: ./out)")
-    grade_cmd.add_argument("--sandbox", choices=SANDBOX_CHOICES,
-                           help="confine tests with bubblewrap, process limits only, or bubblewrap "
-                                "when available (default: $GRADER_SANDBOX, the suite's, bwrap)")
-    grade_cmd.add_argument("--resume", action="store_true",
-                           help="regrade only the submissions whose inputs changed since their "
-                                "last grading in --out")
-    grade_cmd.add_argument("--roster", type=Path, metavar="FILE",
-                           help="CSV with a 'submission' column (folder or .zip name); its other "
-                                "columns go in front of grades.csv")
-    grade_cmd.add_argument("--executor", choices=["local", "dask"],
-                           help="where a batch is graded: this machine's process pool (local, "
-                                "the default) or a Dask cluster (dask)")
-    grade_cmd.add_argument("--scheduler", metavar="ADDRESS",
-                           help="with --executor dask: a running Dask scheduler (e.g. "
-                                "tcp://host:8786); default: a LocalCluster of -j workers here")
+                           help="SUBMISSION is a folder of submissions: the same as `grader batch "
+                                "EXERCISE SUBMISSION` with the options below")
+    _batch_options(grade_cmd)
+
+    batch_cmd = commands.add_parser("batch", help="grade every submission of a class folder")
+    batch_cmd.add_argument("exercise", help="exercise name (e.g. bitgrid) or a suite file")
+    batch_cmd.add_argument("folder", type=Path, metavar="CLASS",
+                           help="folder of submissions (sub-folders or .zip files)")
+    _grading_options(batch_cmd, "bwrap")
+    _batch_options(batch_cmd)
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
@@ -97,8 +116,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = ("grade", "check", "run", "list", "doctor", "record", "verify", "gradebook", "handout",
-            "gradescope")
+COMMANDS = ("grade", "batch", "check", "run", "list", "doctor", "record", "verify", "gradebook",
+            "handout", "gradescope")
+SINGLE_ONLY = {"results": "--results", "junit": "--junit", "tests": "--test"}
+BATCH_ONLY = {"jobs": "--jobs", "out": "--out", "roster": "--roster", "executor": "--executor",
+              "scheduler": "--scheduler", "resume": "--resume"}
+
+
+def command_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """The command's module and its keyword arguments, as the command line gave them.
+
+    `grader grade EXERCISE CLASS --batch ...` (the spelling scripts use) is `grader batch`; its
+    options that belong to one spelling only are refused with the other.
+    """
+    options = dict(vars(args))
+    name = options.pop("command")
+    if name != "grade":
+        return name, options
+    if options.pop("batch"):
+        for key, flag in SINGLE_ONLY.items():
+            if options.pop(key):
+                raise UsageError(f"{flag} does not go with --batch: a batch grades every test and "
+                                 f"writes results.json and junit.xml for every student under --out")
+        options["folder"] = options.pop("submission")
+        return "batch", options
+    for key, flag in BATCH_ONLY.items():
+        if options.pop(key) not in (None, False):
+            raise UsageError(f"{flag} only goes with --batch (or `grader batch`)")
+    return name, options
 
 
 class Terminated(KeyboardInterrupt):
@@ -132,28 +177,48 @@ def _stopping_cleanly() -> Iterator[None]:
             signal.signal(each, handler)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    from rich.console import Console  # after parsing: `--help` and usage errors print without it
-    from rich.markup import escape
+def _interrupt_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM during whose handling `error` was raised, if any."""
+    seen: BaseException | None = error.__context__
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return seen
+        seen = seen.__context__
+    return None
 
-    console = Console(stderr=False, soft_wrap=True)
-    errors = Console(stderr=True, soft_wrap=True)
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit status (README, "Exit status"): 0 done, 1 the grader's fault
+    (a bug, printed with its traceback, or a JE), 2 a usage error, 3 bad input, 4 `verify` or
+    `record` found a problem, 130 after Ctrl-C, 143 after SIGTERM."""
+    args = build_parser().parse_args(argv)
+    problems = Diagnostics()
     try:
+        name, options = command_call(args)
         with _stopping_cleanly():
-            command = importlib.import_module(f"grader.commands.{args.command}")
-            code: int = command.run(args, console)
+            command = importlib.import_module(f"grader.commands.{name}")
+            code: int = command.main(**options)
         return code
-    except (UserError, FileNotFoundError, FileExistsError, KeyError) as error:
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        errors.print(f"[red]error:[/] {escape(str(message))}", highlight=False)
-        return EXIT_BAD_INPUT
+    except UserError as error:
+        problems.error(str(error))
+        problems.print()
+        return EXIT_USAGE if isinstance(error, UsageError) else EXIT_BAD_INPUT
     except Terminated:
-        errors.print("[yellow]terminated[/]")
+        print("terminated", file=sys.stderr)
         return EXIT_TERMINATED
     except KeyboardInterrupt:
-        errors.print("[yellow]interrupted[/]")
+        print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as error:
+        stopped = _interrupt_behind(error)
+        if stopped is not None:  # cleanup failed while the interrupt unwound: still the interrupt
+            print("terminated" if isinstance(stopped, Terminated) else "interrupted",
+                  file=sys.stderr)
+            return EXIT_TERMINATED if isinstance(stopped, Terminated) else EXIT_INTERRUPTED
+        traceback.print_exc()
+        print(f"grader bug: the traceback above is the grader's fault, not the input's (exit "
+              f"{EXIT_GRADER_FAILED})", file=sys.stderr)
+        return EXIT_GRADER_FAILED
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 from grader.cli import main
+from grader.commands import batch as batch_command
 
 SUITE = """\
 exercise: toy
@@ -65,6 +66,6 @@ def add(folder: Path, student: str, code: str | None, as_zip: bool = False) -> P
     return path
 
 
-def grade_class(folder: Path, out: Path, *extra: str) -> int:
-    return main(["grade", "toy", str(folder), "--batch", "-j", "2", "--out", str(out),
-                 "--sandbox", "process", *extra])
+def grade_class(folder: Path, out: Path, *, resume: bool = False, roster: Path | None = None) -> int:
+    return batch_command.main(exercise="toy", folder=folder, jobs=2, out=out, sandbox="process",
+                              resume=resume, roster=roster)

@@ -65,7 +65,7 @@ def discover(folder: Path, submit: list[str]) -> Discovery:
     if loose and not any(holds_submitted_file(path, submit) for path in owners.values()):
         raise BatchInputError(
             f"{folder}: holds {', '.join(loose)} itself, so it is one submission, not a class; "
-            f"grade it without --batch")
+            f"grade it with `grader grade` (without --batch)")
     return found
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import zipfile
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 
+from grader.run.submission import submission_files
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite
 
@@ -77,18 +77,6 @@ def grader_version() -> str:
     return f"{version}+{_digest(parts)[:10]}"
 
 
-def submission_files(source: Path) -> list[Path]:
-    """The files of a submitted folder that grading reads (no hidden ones, caches, links)."""
-    files = []
-    for path in sorted(source.rglob("*")):
-        relative = path.relative_to(source)
-        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-            continue
-        if path.is_file() and not path.is_symlink():
-            files.append(path)
-    return files
-
-
 def submission_hash(source: Path) -> str:
     """The content of a submission: a .zip's bytes, or a folder's file names and bytes."""
     if source.is_file():
@@ -97,17 +85,6 @@ def submission_hash(source: Path) -> str:
     for path in submission_files(source):
         parts += [path.relative_to(source).as_posix().encode(), path.read_bytes()]
     return _digest(parts)
-
-
-def is_empty(source: Path) -> bool:
-    """A folder without a file that grading reads, or a readable .zip without a file."""
-    if source.is_dir():
-        return not submission_files(source)
-    try:
-        with zipfile.ZipFile(source) as bundle:
-            return not any(not info.is_dir() for info in bundle.infolist())
-    except (OSError, zipfile.BadZipFile):
-        return False
 
 
 def identity_of(loaded: LoadedSuite, source: Path, suite_fp: str, expected_fp: str) -> Identity:

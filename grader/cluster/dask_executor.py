@@ -60,7 +60,7 @@ class DaskExecutor:
             if self.scheduler:
                 self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
             else:
-                from grader.batch.grading import default_jobs
+                from grader.cluster.grading import default_jobs
 
                 workers = self.jobs if self.jobs is not None else default_jobs()
                 # One thread a worker: each task is one grading process, as in the local pool.
@@ -151,7 +151,7 @@ class DaskExecutor:
     def _store(self, student: str, source: Path, outcome: Graded | str | None
                ) -> dict[str, Any] | None:
         """What grading produced for the student (once), or a JE that says why there is none."""
-        from grader.batch.grading import failed_report
+        from grader.cluster.grading import failed_report
 
         if student in self.stored:
             return None

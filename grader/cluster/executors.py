@@ -23,7 +23,7 @@ class LocalExecutor:
     """A pool of processes on this machine (started by a fork server), `jobs` at a time."""
 
     def __init__(self, job: BatchJob, jobs: int) -> None:
-        from grader.batch.pool import before_pool, pool_setup
+        from grader.cluster.pool import before_pool, pool_setup
 
         self.job = job
         before_pool()
@@ -38,14 +38,14 @@ class LocalExecutor:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         if kind is not None:  # interrupted: stop the running gradings now
-            from grader.batch.pool import stop_pool
+            from grader.cluster.pool import stop_pool
 
             stop_pool(self.pool)
             return
         self.pool.shutdown(wait=True)
 
     def submit(self, student: str, source: Path) -> None:
-        from grader.batch.pool import grade_in_pool
+        from grader.cluster.pool import grade_in_pool
 
         job = self.job
         future = self.pool.submit(grade_in_pool, str(project_root()), str(job.loaded.path), source,
@@ -65,7 +65,7 @@ def open_executor(name: str, job: BatchJob, jobs: int | None, scheduler: str | N
     """The executor called `name`: `jobs` local processes, or Dask (`scheduler`, else a
     LocalCluster of `jobs` workers)."""
     if name == "local":
-        from grader.batch.grading import default_jobs
+        from grader.cluster.grading import default_jobs
 
         return LocalExecutor(job, jobs if jobs is not None else default_jobs())
     if name == "dask":

@@ -97,7 +97,7 @@ def main() -> int:
     grading produced in JSON on stdout."""
     request: dict[str, Any] = json.load(sys.stdin)
     _die_with_parent(int(request["parent"]))
-    from grader.batch.grading import grade_one
+    from grader.cluster.grading import grade_one
 
     payload = grade_one(request["root"], request["suite"], Path(request["source"]),
                         bool(request["public_only"]), request["sandbox"])

@@ -1,164 +1,178 @@
-"""Grading a whole class: every sub-folder or .zip of a folder is one student's submission.
-
-Pool processes grade; the main process alone stores what they return (gradebook first, then the
-student's files), so an interrupted batch keeps exactly the results it finished.
-"""
+"""`grader batch EXERCISE CLASS`: every sub-folder or .zip of CLASS graded, in parallel, after
+every check that could stop the batch found nothing (else nobody is graded)."""
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+import os
+import sys
+import time
 from pathlib import Path
-from typing import Any
 
-from grader.batch import identity as ids
-from grader.batch.discover import Discovery, discover
-from grader.batch.grading import Payload as Payload  # re-exported for its callers
-from grader.batch.grading import default_jobs as default_jobs
-from grader.batch.grading import failed_report as failed_report
-from grader.batch.grading import grade_one as grade_one
-from grader.batch.grading import status_of as status_of
-from grader.batch.pool import pool_setup as pool_setup
-from grader.batch.pool import stop_pool as stop_pool
-from grader.cluster.executors import open_executor
-from grader.cluster.job import BatchJob
+from rich.console import Console
+from rich.text import Text
+
+from grader.batch.discover import BatchInputError, Discovery, discover
+from grader.batch.engine import BatchProgress, Plan, grade_planned, plan
+from grader.batch.preflight import out_problems, suite_problems
+from grader.batch.results import GRADES_NAME, collect, write_class_reports
+from grader.cluster.grading import default_jobs
+from grader.cluster.job import ExecutorName
+from grader.commands import EXIT_BAD_INPUT, EXIT_GRADER_FAILED, EXIT_OK
+from grader.commands.output import stdout_console
+from grader.diagnostics import Diagnostics
+from grader.errors import UsageError
+from grader.inert import inert_text
 from grader.judge.grade import select_tests
-from grader.report.gradebook import Attempt, Gradebook, attempt_from_results
-from grader.report.grades import grades_csv
-from grader.report.reports import write_atomically
-from grader.report.roster import Roster
-from grader.report.summary import FEEDBACK_NAME, Summary, feedback_html, summarize, summary_html
-from grader.suite.load import LoadedSuite
-
-RESULTS_NAME = "results.json"
-GRADES_NAME = "grades.csv"
-SUMMARY_NAME = "summary.html"
-JUNIT_NAME = "junit.xml"
+from grader.report.gradebook import Gradebook, GradebookError
+from grader.report.grades import GRADE_COLUMNS
+from grader.report.roster import Roster, read_roster
+from grader.report.summary import print_summary
+from grader.run.submission import SubmissionError
+from grader.sandboxes import SandboxChoice
+from grader.suite.load import LoadedSuite, load_suite
 
 
+def main(*, exercise: str, folder: Path, jobs: int | None = None, out: Path | None = None,
+         public: bool = False, sandbox: SandboxChoice | None = None, resume: bool = False,
+         roster: Path | None = None, executor: ExecutorName | None = None,
+         scheduler: str | None = None, console: Console | None = None) -> int:
+    """Grade every submission (sub-folder or .zip) of `folder` into `out` (default ./out).
 
-def results_path(out: Path, student: str) -> Path:
-    return out / student / RESULTS_NAME
-
-
-def store(book: Gradebook, loaded: LoadedSuite, out: Path, student: str,
-          identity: ids.Identity, payload: Payload) -> Attempt:
-    """Keep one finished grading: its gradebook row, then results.json, junit.xml, feedback."""
-    data = payload["results"]
-    graded_at = datetime.now(UTC).isoformat(timespec="seconds")
-    data["extra_data"].update(student=student, status=payload["status"], graded_at=graded_at,
-                              **identity.as_dict())
-    attempt = attempt_from_results(student, identity.as_dict(), payload["status"], data,
-                                   graded_at)
-    book.add(attempt)
-    folder = out / student
-    write_atomically(folder / JUNIT_NAME, payload["junit"])
-    write_atomically(folder / FEEDBACK_NAME, feedback_html(loaded.name, attempt))
-    write_atomically(results_path(out, student), json.dumps(data, indent=1) + "\n")
-    return attempt
-
-
-@dataclass
-class Plan:
-    """What a batch grades: every submission's identity, and which ones it keeps from before."""
-
-    submissions: dict[str, Path]
-    identities: dict[str, ids.Identity]
-    todo: list[str]
-    kept: list[str] = field(default_factory=list)
-
-
-def plan(loaded: LoadedSuite, found: Discovery, book: Gradebook, out: Path,
-         resume: bool) -> Plan:
-    """Identify every submission; with `resume`, keep those whose inputs did not change."""
-    suite_fp = ids.suite_fingerprint(loaded)
-    expected_fp = ids.expectations_fingerprint(loaded)
-    identities = {student: ids.identity_of(loaded, source, suite_fp, expected_fp)
-                  for student, source in found.submissions.items()}
-    latest = book.latest(identities) if resume else {}
-    kept = [student for student, identity in identities.items()
-            if student in latest and latest[student].identity == identity.as_dict()
-            and results_path(out, student).is_file()]
-    todo = [student for student in identities if student not in set(kept)]
-    return Plan(submissions=found.submissions, identities=identities, todo=todo, kept=kept)
+    Before anyone is graded: the suite, given files, input fixtures, fresh expectations, the roster
+    and a writable `out` are checked; any problem is one line on stderr and exit 3. `jobs`
+    submissions are graded at once (default: all cores) on `executor` (`local`, or `dask`: a
+    LocalCluster of `jobs` workers, or the running `scheduler`). `resume` regrades only the
+    submissions whose inputs changed; `roster` is a CSV whose columns go in front of grades.csv.
+    Exit 1 when any submission got JE.
+    """
+    console = stdout_console(console)
+    if scheduler is not None and (executor or "local") != "dask":
+        raise UsageError("--scheduler only goes with --executor dask")
+    if scheduler is not None and jobs is not None:
+        raise UsageError("-j sizes this machine's pool or LocalCluster; with --scheduler the "
+                         "cluster's workers decide")
+    if jobs is not None and jobs < 1:
+        raise UsageError("-j needs at least 1")
+    loaded = load_suite(exercise)
+    out = out or Path("out")
+    found, read, book, problems = _preflight(loaded, folder, out, roster, public)
+    if not problems.ok or found is None or book is None:
+        problems.print()
+        print(f"nothing graded: {problems.count()} (exit {EXIT_BAD_INPUT})", file=sys.stderr)
+        if book is not None:
+            book.close()
+        return EXIT_BAD_INPUT
+    problems.print()
+    with book:
+        return _grade_class(loaded, console, found, read, book, out,
+                            jobs if jobs is not None else default_jobs(), resume=resume,
+                            public=public, sandbox=sandbox, executor=executor or "local",
+                            scheduler=scheduler)
 
 
-@dataclass
-class BatchProgress:
-    total: int
-    done: int = 0
-    failures: int = 0
-    skipped: int = 0
-    judge_errors: list[str] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-OnDone = Callable[[str, Attempt, BatchProgress], None]
-
-
-def grade_planned(loaded: LoadedSuite, batch: Plan, out: Path, book: Gradebook, jobs: int | None,
-                  public_only: bool = False, sandbox: str | None = None,
-                  on_done: OnDone | None = None, executor: str = "local",
-                  scheduler: str | None = None) -> BatchProgress:
-    """Grade `batch.todo` on `executor`, storing each result here as it ends; Ctrl-C stops
-    within seconds."""
-    progress = BatchProgress(total=len(batch.submissions), skipped=len(batch.kept))
-    progress.done = progress.skipped
-    job = BatchJob(loaded, out, public_only=public_only, sandbox=sandbox)
-    with open_executor(executor, job, jobs, scheduler) as running:
-        for student in batch.todo:
-            running.submit(student, batch.submissions[student])
-        for student, payload in running.completed():
-            attempt = store(book, loaded, out, student, batch.identities[student], payload)
-            with progress.lock:
-                progress.done += 1
-                if attempt.score < attempt.max_score:
-                    progress.failures += 1
-                if attempt.status == "JE":
-                    progress.judge_errors.append(student)
-            if on_done is not None:
-                on_done(student, attempt, progress)
-    return progress
-
-
-def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int | None, resume: bool,
-                public_only: bool = False, sandbox: str | None = None,
-                on_done: OnDone | None = None, executor: str = "local",
-                scheduler: str | None = None) -> BatchProgress:
-    """Discover, plan and grade a class folder into `out` (no roster, no checks before)."""
-    found = discover(folder, loaded.suite.submit)
-    out.mkdir(parents=True, exist_ok=True)
-    with Gradebook.of(out) as book:
-        book.claim(loaded.name)
-        batch = plan(loaded, found, book, out, resume)
-        return grade_planned(loaded, batch, out, book, jobs, public_only, sandbox, on_done,
-                             executor, scheduler)
-
-
-def write_class_reports(loaded: LoadedSuite, out: Path, book: Gradebook, students: list[str],
-                        roster: Roster | None = None, public_only: bool = False) -> Summary:
-    """grades.csv and summary.html from the gradebook: each student's latest attempt."""
-    tests = select_tests(loaded, public_only)
-    names = [test.name for test in tests]
-    max_score = sum(test.points for test in tests)
-    latest = book.latest(students)
-    write_atomically(out / GRADES_NAME, grades_csv(names, max_score, latest, roster))
-    summary = summarize(latest, names, max_score)
-    write_atomically(out / SUMMARY_NAME, summary_html(loaded.name, summary))
-    return summary
-
-
-def collect(out: Path) -> dict[str, dict[str, Any]]:
-    """Every finished results.json under `out`, by student id."""
-    found: dict[str, dict[str, Any]] = {}
-    for path in sorted(out.glob(f"*/{RESULTS_NAME}")):
+def _preflight(loaded: LoadedSuite, folder: Path, out: Path, roster_file: Path | None,
+               public: bool) -> tuple[Discovery | None, Roster | None, Gradebook | None,
+                                       Diagnostics]:
+    """Everything that could stop the batch, found before anyone is graded."""
+    problems = Diagnostics()
+    found: Discovery | None = None
+    roster: Roster | None = None
+    try:
+        found = discover(folder, loaded.suite.submit)
+    except BatchInputError as error:
+        problems.error(str(error))
+    if roster_file is not None:
         try:
-            found[path.parent.name] = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-    return found
+            roster = read_roster(roster_file, reserved=list(GRADE_COLUMNS))
+        except SubmissionError as error:
+            problems.error(str(error))
+    if found is not None and not found.submissions and roster is None:
+        problems.error("no submission in it (sub-folders or .zip files)", file=folder)
+    problems.extend(suite_problems(loaded, select_tests(loaded, public)))
+    if found is None:  # not a class: nothing is written anywhere
+        return found, roster, None, problems
+    unwritable = out_problems(out)
+    problems.extend(unwritable)
+    book: Gradebook | None = None
+    if unwritable.ok:
+        try:
+            book = Gradebook.of(out)
+            book.claim(loaded.name)
+        except GradebookError as error:
+            problems.error(str(error))
+    for entry in found.skipped:
+        problems.warning(f"skipped {entry}")
+    if roster is not None:
+        strangers = sorted(set(found.submissions) - set(roster.rows))
+        if strangers:
+            problems.warning(f"not in the roster {roster_file}: {', '.join(strangers)} (graded, "
+                             f"listed after the roster's students)")
+    return found, roster, book, problems
 
 
+def _grade_class(loaded: LoadedSuite, console: Console, found: Discovery, roster: Roster | None,
+                 book: Gradebook, out: Path, jobs: int, *, resume: bool, public: bool,
+                 sandbox: SandboxChoice | None, executor: ExecutorName,
+                 scheduler: str | None) -> int:
+    planned = plan(loaded, found, book, out, resume)
+    if resume:
+        console.print(f"resume: regrading {len(planned.todo)} of {len(planned.identities)} "
+                      f"submission(s), new or changed since their last grading (submission, "
+                      f"suite, expectations or grader); keeping {len(planned.kept)}")
+    # The sandbox asked for here (flag, else $GRADER_SANDBOX), so remote workers grade the same.
+    chosen = sandbox or os.environ.get("GRADER_SANDBOX") or None
+    progress = _run_with_bar(loaded, console, planned, book, out, jobs, public=public,
+                             sandbox=chosen, executor=executor, scheduler=scheduler)
+    summary = write_class_reports(loaded, out, book, list(found.submissions), roster, public)
+    print_summary(summary, console)
+    grades = out / GRADES_NAME
+    kept = f", kept {progress.skipped} unchanged" if progress.skipped else ""
+    console.print(Text(f"graded {progress.done - progress.skipped} submission(s){kept}; wrote "
+                       f"{grades}, {out / 'summary.html'}, {out / 'gradebook.sqlite'} and "
+                       f"results.json, junit.xml and feedback.html per student"))
+    if progress.judge_errors:
+        console.print(Text(f"grader error (JE) for {len(progress.judge_errors)} submission(s): "
+                           f"{', '.join(sorted(progress.judge_errors))}; see their results.json, "
+                           f"fix the cause and grade again with --resume (exit "
+                           f"{EXIT_GRADER_FAILED})"), style="red")
+        return EXIT_GRADER_FAILED
+    return EXIT_OK
+
+
+def _run_with_bar(loaded: LoadedSuite, console: Console, planned: Plan, book: Gradebook,
+                  out: Path, jobs: int, *, public: bool, sandbox: str | None,
+                  executor: ExecutorName, scheduler: str | None) -> BatchProgress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]:.1f}/min"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn(), TextColumn("[red]{task.fields[failures]} not full marks"))
+    started = time.monotonic()
+    total = len(planned.submissions)
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(f"grading {inert_text(loaded.name)}", total=total,
+                            completed=len(planned.kept), rate=0.0, failures=0)
+
+        def on_done(student: str, attempt: object, progress: BatchProgress) -> None:
+            minutes = max(time.monotonic() - started, 1e-6) / 60
+            bar.update(task, completed=progress.done,
+                       rate=(progress.done - progress.skipped) / minutes,
+                       failures=progress.failures)
+
+        try:
+            return grade_planned(loaded, planned, out, book, jobs, public_only=public,
+                                 sandbox=sandbox, on_done=on_done, executor=executor,
+                                 scheduler=scheduler)
+        except KeyboardInterrupt:
+            bar.stop()
+            finished = len(collect(out))
+            console.print(f"interrupted: {finished} result(s) kept in {out}; grade again with "
+                          f"--resume to finish")
+            raise

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-import argparse
-
 from rich.console import Console
 
 from grader.commands import EXIT_OK
+from grader.commands.output import stdout_console
 from grader.judge.grade import grade
 from grader.report.reports import print_report
+from grader.sandboxes import SandboxChoice
 from grader.suite.load import load_suite
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    loaded = load_suite(args.exercise)
-    report = grade(loaded, loaded.exercise.stubs, public_only=True, sandbox=args.sandbox,
+def main(*, exercise: str, sandbox: SandboxChoice | None = None,
+         console: Console | None = None) -> int:
+    """Grade the working copy `exercises/EXERCISE` with the visible tests (the student's command).
+
+    `sandbox` defaults to $GRADER_SANDBOX, the suite's, else process limits only (the student's
+    own code on their own machine).
+    """
+    loaded = load_suite(exercise)
+    report = grade(loaded, loaded.exercise.stubs, public_only=True, sandbox=sandbox,
                    default_sandbox="process")
-    print_report(report, console)
+    print_report(report, stdout_console(console))
     return EXIT_OK

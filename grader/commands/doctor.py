@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from rich.console import Console
 from rich.text import Text
 
 from grader.commands import EXIT_OK
+from grader.commands.output import stdout_console
 from grader.run.doctor import LEVELS, host_facts, try_level
 
 
@@ -20,6 +19,7 @@ def print_doctor(console: Console) -> None:
         console.print(Text(f"--sandbox {level}: {mark}: {report.detail}"))
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    print_doctor(console)
+def main(*, console: Console | None = None) -> int:
+    """What this host supports for the sandbox, and what each level gives a test here."""
+    print_doctor(stdout_console(console))
     return EXIT_OK

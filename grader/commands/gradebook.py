@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from grader.commands import EXIT_OK
+from grader.commands.output import stdout_console
 from grader.inert import inert_text
-from grader.report.gradebook import GRADEBOOK_NAME, Change, Gradebook, GradebookError, TestRow, changes
+from grader.report.gradebook import GRADEBOOK_NAME, Change, Gradebook, GradebookError, TestRow
+from grader.report.gradebook import changes as score_changes
 
 
 def _points(row: TestRow | None) -> str:
@@ -29,15 +31,18 @@ def change_lines(found: list[Change]) -> list[str]:
     return lines
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    path = args.out / GRADEBOOK_NAME
+def main(*, out: Path, changes: bool = False, console: Console | None = None) -> int:
+    """The latest attempt of every student in `out`'s gradebook (a batch's --out folder); with
+    `changes`, whose score changed between their last two gradings and which tests caused it."""
+    console = stdout_console(console)
+    path = out / GRADEBOOK_NAME
     if not path.is_file():
-        raise GradebookError(f"{path}: no gradebook here; `grader grade EXERCISE CLASS --batch "
-                             f"--out {args.out}` writes one")
+        raise GradebookError(f"{path}: no gradebook here; `grader batch EXERCISE CLASS --out "
+                             f"{out}` writes one")
     with Gradebook(path) as book:
         exercise = inert_text(book.exercise() or "?")
-        if args.changes:
-            lines = change_lines(changes(book))
+        if changes:
+            lines = change_lines(score_changes(book))
             for line in lines:
                 console.print(Text(inert_text(line)))
             if not lines:

@@ -11,7 +11,6 @@ The root is `/autograder`, or `$AUTOGRADER_ROOT` when set, for both scripts.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import os
 import shlex
@@ -24,6 +23,8 @@ from rich.console import Console
 import grader
 from grader.cluster.bundle import bundle_files
 from grader.commands import EXIT_OK
+from grader.commands.output import stdout_console
+from grader.errors import UserError
 from grader.suite.load import LoadedSuite, load_suite
 
 DISTRIBUTION = "gametree-grader"
@@ -163,7 +164,7 @@ def autograder_files(loaded: LoadedSuite) -> dict[str, tuple[bytes, int]]:
 def write_autograder(loaded: LoadedSuite, destination: Path) -> list[str]:
     """Write the autograder zip to `destination` (whole or not at all); the names it holds."""
     if not destination.parent.is_dir():
-        raise FileNotFoundError(f"{destination}: the folder {destination.parent} does not exist")
+        raise UserError(f"{destination}: the folder {destination.parent} does not exist")
     files = autograder_files(loaded)
     handle, temporary = tempfile.mkstemp(dir=destination.parent, prefix=f".{destination.name}.")
     os.close(handle)
@@ -182,9 +183,10 @@ def write_autograder(loaded: LoadedSuite, destination: Path) -> list[str]:
     return sorted(files)
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    loaded = load_suite(args.exercise)
-    names = write_autograder(loaded, args.zip)
-    console.print(f"wrote {args.zip}: {len(names)} file(s), setup.sh and run_autograder at the "
+def main(*, exercise: str, zip: Path, console: Console | None = None) -> int:
+    """Write a Gradescope autograder for `exercise` to `zip` (whole, or not at all)."""
+    loaded = load_suite(exercise)
+    names = write_autograder(loaded, zip)
+    stdout_console(console).print(f"wrote {zip}: {len(names)} file(s), setup.sh and run_autograder at the "
                   f"top; upload it as the Gradescope autograder of {loaded.name}", highlight=False)
     return EXIT_OK

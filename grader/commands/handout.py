@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 from pathlib import Path
@@ -12,6 +11,8 @@ import yaml
 from rich.console import Console
 
 from grader.commands import EXIT_OK
+from grader.commands.output import stdout_console
+from grader.errors import UserError
 from grader.exercise import Exercise, project_root
 from grader.judge import calibration
 from grader.run.sandbox import for_reference
@@ -96,7 +97,7 @@ def _copy_tree(source: Path, destination: Path) -> None:
 def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
     """Write the handout into `destination` (which must not exist or be empty)."""
     if destination.exists() and any(destination.iterdir()):
-        raise FileExistsError(f"{destination}: the handout folder exists and is not empty")
+        raise UserError(f"{destination}: the handout folder exists and is not empty")
     name = loaded.name
     suite = loaded.suite
     handout = Exercise.named(name, destination)
@@ -143,8 +144,10 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
     return manifest
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    loaded = load_suite(args.exercise)
-    files = make_handout(loaded, args.directory)
-    console.print(f"wrote {len(files)} file(s) to {args.directory} (visible tests only)")
+def main(*, exercise: str, directory: Path, console: Console | None = None) -> int:
+    """Write what students receive into `directory` (absent or empty): stubs, given files, the
+    visible tests and their expectations, the grader, a README; nothing hidden."""
+    loaded = load_suite(exercise)
+    files = make_handout(loaded, directory)
+    stdout_console(console).print(f"wrote {len(files)} file(s) to {directory} (visible tests only)")
     return EXIT_OK

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-
 from rich.console import Console
 from rich.text import Text
 
-from grader.commands import EXIT_OK
+from grader.commands import EXIT_BAD_INPUT, EXIT_OK
+from grader.commands.output import stdout_console
+from grader.diagnostics import Diagnostics
 from grader.exercise import Exercise
 from grader.suite.load import load_suite
 from grader.suite.schema import SuiteError
@@ -15,20 +15,25 @@ from grader.suite.schema import SuiteError
 COLUMNS = ("exercise", "title", "tests", "points", "drivers")
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def main(*, console: Console | None = None) -> int:
+    """The exercises, their drivers and points, one line each; a suite that does not load is an
+    error line on stderr (the others are listed, exit 3)."""
+    console = stdout_console(console)
     rows: list[tuple[str, ...]] = []
+    problems = Diagnostics()
     for exercise in Exercise.all():
         try:
             loaded = load_suite(str(exercise.suite))
         except SuiteError as error:
-            console.print(f"[red]error:[/] {error}")
+            problems.error(str(error))
             continue
         suite = loaded.suite
         rows.append((suite.exercise, suite.title, str(len(suite.tests)),
                      f"{suite.total_points:g}", ", ".join(loaded.runnable_drivers) or "-"))
     for line in table_lines(rows, console.width):
         console.print(Text(line), no_wrap=True, overflow="ignore", crop=False)
-    return EXIT_OK
+    problems.print()
+    return EXIT_OK if problems.ok else EXIT_BAD_INPUT
 
 
 def table_lines(rows: list[tuple[str, ...]], width: int) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +9,8 @@ from pathlib import Path
 from rich.console import Console
 
 from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
+from grader.commands.output import stdout_console
+from grader.diagnostics import Diagnostics
 from grader.errors import UserError
 from grader.judge.calibration import uncalibrated
 from grader.judge.grade import select_tests
@@ -69,11 +70,16 @@ def why_not_recordable(run: TestRun) -> str | None:
     return None
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    loaded = load_suite(args.exercise)
-    recording = record(loaded, names=args.tests, progress=console.print)
+def main(*, exercise: str, tests: list[str] | None = None, console: Console | None = None) -> int:
+    """(Re)write the expectations of every test (or of `tests`) from the reference; exit 4 when
+    the reference fails a test, which is then not recorded."""
+    console = stdout_console(console)
+    loaded = load_suite(exercise)
+    recording = record(loaded, names=tests, progress=console.print)
+    problems = Diagnostics()
     for failure in recording.failures:
-        console.print(f"[red]not recorded:[/] {failure}")
+        problems.error(f"not recorded: {failure}", file=loaded.path)
+    problems.print()
     console.print(f"{len(recording.written)} file(s) written under {loaded.fixtures}; "
                   f"review them with `git diff {loaded.fixtures}`")
     return EXIT_CHECK_FAILED if recording.failures else EXIT_OK

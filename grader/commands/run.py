@@ -9,20 +9,20 @@ terminal), or, where bubblewrap cannot run, not at all unless `--unconfined` say
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 
 from grader import owners
-from grader.commands import EXIT_BAD_INPUT, EXIT_USAGE
+from grader.errors import UsageError
 from grader.exercise import Exercise
 from grader.run.interactive import RunLimits, driver_command, require_bubblewrap, run_confined
-from grader.run.submission import prepare
+from grader.run.submission import SubmissionError, prepare
 from grader.suite.load import LoadedSuite, load_suite
 
 
@@ -40,58 +40,73 @@ def run_limits(loaded: LoadedSuite) -> RunLimits:
                      scratch_mb=max(limits.scratch_mb for limits in merged))
 
 
-def _leading_flags(args: argparse.Namespace) -> str | None:
+@dataclass(frozen=True)
+class DriverRun:
+    """Who runs the driver, and with which arguments."""
+
+    submission: Path | None
+    unconfined: bool
+    args: list[str]
+
+
+def leading_flags(submission: Path | None, unconfined: bool, args: list[str]) -> DriverRun:
     """`--submission DIR` and `--unconfined` written after the driver (argparse leaves them in
-    the driver's arguments); a usage problem, or None."""
-    rest = list(args.args)
+    the driver's arguments) taken out of them.
+
+    >>> leading_flags(None, False, ["--submission=s", "--unconfined", "--", "-x"])
+    DriverRun(submission=PosixPath('s'), unconfined=True, args=['-x'])
+    """
+    rest = list(args)
     while rest[:1] and (rest[0].startswith("--submission") or rest[0] == "--unconfined"):
         flag = rest.pop(0)
         if flag == "--unconfined":
-            args.unconfined = True
+            unconfined = True
         elif "=" in flag:
-            args.submission = Path(flag.split("=", 1)[1])
+            submission = Path(flag.split("=", 1)[1])
         elif rest:
-            args.submission = Path(rest.pop(0))
+            submission = Path(rest.pop(0))
         else:
-            return "--submission needs a folder"
-    args.args = rest[1:] if rest[:1] == ["--"] else rest
-    return None
+            raise UsageError("--submission needs a folder")
+    return DriverRun(submission, unconfined, rest[1:] if rest[:1] == ["--"] else rest)
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    loaded = load_suite(args.exercise)
+def main(*, exercise: str, driver: str, submission: Path | None = None, unconfined: bool = False,
+         args: list[str] | None = None) -> int:
+    """Run the given program `driver` of `exercise` on the caller's terminal, with `args`; exit
+    with its status.
+
+    It runs on the reference (in a handout, the working copy), as `python driver.py` would; a
+    `submission` (folder or .zip) is someone else's code and runs confined in bubblewrap, or, when
+    `unconfined`, with the caller's own privileges.
+    """
+    loaded = load_suite(exercise)
     suite = loaded.suite
-    if f"{args.driver}.py" not in suite.given:
+    if f"{driver}.py" not in suite.given:
         drivers = ", ".join(name.removesuffix(".py") for name in suite.given) or "none"
-        console.print(f"[red]error:[/] {loaded.path}: '{args.driver}' is not a given file of "
-                      f"{suite.exercise} (given: {drivers})")
-        return EXIT_USAGE
-    problem = _leading_flags(args)
-    if problem is not None:
-        console.print(f"[red]error:[/] {problem}")
-        return EXIT_USAGE
-    confined = args.submission is not None and not args.unconfined
+        raise UsageError(f"{loaded.path}: '{driver}' is not a given file of {suite.exercise} "
+                         f"(given: {drivers})")
+    asked = leading_flags(submission, unconfined, args or [])
+    confined = asked.submission is not None and not asked.unconfined
     if confined:
         require_bubblewrap()
-    source = args.submission or default_source(loaded.exercise)
+    source = asked.submission or default_source(loaded.exercise)
     errors = Console(stderr=True, soft_wrap=True, highlight=False)
     with tempfile.TemporaryDirectory(prefix=owners.scratch_prefix("run-")) as scratch:
         code = Path(scratch) / "code"
         prepared = prepare(source, suite.exercise, suite.submit, suite.given, code, overlay=None)
         if prepared.missing:
-            console.print(f"[red]error:[/] {source} lacks {', '.join(prepared.missing)}")
-            return EXIT_BAD_INPUT
+            raise SubmissionError(f"{source} lacks {', '.join(prepared.missing)}")
         if not confined:
-            if args.submission is not None:
+            if asked.submission is not None:
                 errors.print(f"[yellow]note:[/] running {source} unconfined, with your own "
                              "privileges, files and environment")
-            command = driver_command(code, args.driver, args.args, [sys.executable])
+            command = driver_command(code, driver, asked.args, [sys.executable])
             return subprocess.call(command, cwd=os.getcwd())
         limits = run_limits(loaded)
         errors.print(f"[dim]confined: only the submission's code is visible, no network, at most "
                      f"{limits.memory_mb:g} MB of memory and {limits.cpu_s} s of CPU time[/]")
         os.chmod(scratch, 0o755)  # the run's unprivileged uid reads the code below it
-        ended = run_confined(code, args.driver, args.args, suite.env, limits)
+        ended = run_confined(code, driver, asked.args, suite.env, limits)
         if ended.stopped_by is not None:
             errors.print(f"[red]stopped:[/] {ended.stopped_by} (the limit of grader run "
                          f"--submission)")

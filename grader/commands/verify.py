@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
+from grader.commands.output import stdout_console
+from grader.diagnostics import Diagnostics
 from grader.judge.grade import GradeReport, grade
 from grader.judge.helpers import helper_code
 from grader.judge.isolation import QuestionLoss, isolation_problems, question_loss
@@ -19,6 +20,7 @@ from grader.judge.margins import is_plain, margin_line, margin_problems
 from grader.judge.mutants import Mutant, applied, mutants_of
 from grader.judge.verdicts import TestResult, Verdict
 from grader.run.doctor import host_facts
+from grader.sandboxes import SandboxChoice
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite
 from grader.suite.schema import SuiteError
@@ -26,7 +28,7 @@ from grader.suite.schema import SuiteError
 
 @dataclass
 class Verification:
-    problems: list[str] = field(default_factory=list)
+    problems: Diagnostics = field(default_factory=Diagnostics)
     checks: list[str] = field(default_factory=list)
     lost: dict[str, list[str]] = field(default_factory=dict)  # mutant name -> the tests it lost
     owned: dict[str, list[str]] = field(default_factory=dict)  # mutant name -> its `tests:` line
@@ -34,7 +36,7 @@ class Verification:
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return self.problems.ok
 
 
 def got(result: TestResult) -> str:
@@ -94,56 +96,59 @@ def _targets(value: object) -> list[str]:
     return []
 
 
-def suite_problems(loaded: LoadedSuite) -> list[str]:
+def suite_problems(loaded: LoadedSuite) -> Diagnostics:
     """What is wrong with a suite before anything runs: files, modules and drivers it names."""
     suite = loaded.suite
     where = str(loaded.path)
-    problems = []
+    problems = Diagnostics()
     modules = {Path(name).stem for name in [*suite.submit, *suite.given]}
     for name in suite.given:
         if not loaded.exercise.given_file(name).is_file():
-            problems.append(f"{where}: given: {loaded.exercise.given_file(name)} does not exist")
-    problems += helper_problems(loaded)
+            problems.error(f"given: {loaded.exercise.given_file(name)} does not exist", file=where)
+    problems.extend(helper_problems(loaded))
     for test in suite.tests:
-        key = f"{where}: tests.{test.name}"
+        key = f"tests.{test.name}"
         for name in expectations.input_names(test):
             if not (loaded.fixtures / name).is_file():
-                problems.append(f"{key}: input fixture {loaded.fixtures / name} does not exist")
+                problems.error(f"{key}: input fixture {loaded.fixtures / name} does not exist",
+                               file=where)
         if test.transcript is not None and f"{test.transcript.driver}.py" not in suite.given:
-            problems.append(f"{key}.transcript.driver: '{test.transcript.driver}' is not a given file")
+            problems.error(f"{key}.transcript.driver: '{test.transcript.driver}' is not a given "
+                           f"file", file=where)
             continue
         if test.transcript is not None:
             continue
         try:
             steps = expectations.steps_of(test, loaded)
         except (SuiteError, OSError, ValueError, TypeError, AttributeError) as error:
-            problems.append(f"{key}: {error}")
+            problems.error(f"{key}: {error}", file=where)
             continue
         names = {step.let for step in steps if step.let}
         graded = sorted({step.target for step in steps if step.compared}
                         & set(test.reference_helpers))
         if graded:
-            problems.append(f"{key}: its steps call {', '.join(graded)}, which it also names in "
-                            "reference_helpers: a test grades the student's own function")
+            problems.error(f"{key}: its steps call {', '.join(graded)}, which it also names in "
+                           "reference_helpers: a test grades the student's own function",
+                           file=where)
         for step in steps:
             for target in [step.target, *_targets(step.args), *_targets(step.kwargs)]:
                 head = target.split(".")[0]
                 if head not in modules and head not in names:
-                    problems.append(f"{key}: '{target}' names no submitted or given module "
-                                    f"(modules: {', '.join(sorted(modules))})")
+                    problems.error(f"{key}: '{target}' names no submitted or given module "
+                                   f"(modules: {', '.join(sorted(modules))})", file=where)
     return problems
 
 
-def helper_problems(loaded: LoadedSuite) -> list[str]:
+def helper_problems(loaded: LoadedSuite) -> Diagnostics:
     """Reference helpers that the reference does not define."""
-    problems = []
+    problems = Diagnostics()
     for test in loaded.suite.tests:
         if not test.reference_helpers:
             continue
         try:
             helper_code(loaded, test)
         except SuiteError as error:
-            problems.append(str(error))
+            problems.error(str(error))
     return problems
 
 
@@ -178,18 +183,19 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
         mutants = mutants_of(loaded.exercise, {test.name for test in loaded.suite.tests},
                              {question.id for question in loaded.suite.questions})
     except SuiteError as error:
-        outcome.problems.append(str(error))
-    if outcome.problems:
+        outcome.problems.error(str(error))
+    if not outcome.ok:
         return outcome
     for test in loaded.suite.tests:
         recorded = expectations.recorded_fingerprint(loaded, test)
         if recorded is None:
-            outcome.problems.append(f"test {test.name}: not recorded; run "
-                                    f"`grader record {loaded.name}`")
+            outcome.problems.error(f"test {test.name}: not recorded; run "
+                                   f"`grader record {loaded.name}`", file=loaded.path)
         elif recorded != expectations.fingerprint(loaded, test):
-            outcome.problems.append(f"test {test.name}: recorded from an older reference, test or "
-                                    f"input; run `grader record {loaded.name}` and review the diff")
-    if outcome.problems:
+            outcome.problems.error(f"test {test.name}: recorded from an older reference, test or "
+                                   f"input; run `grader record {loaded.name}` and review the diff",
+                                   file=loaded.path)
+    if not outcome.ok:
         return outcome
     reference_runs = []
     for attempt in range(repeats):
@@ -201,12 +207,12 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
     first = reference_runs[0]
     for result in first.results:
         if not result.passed:
-            outcome.problems.append(f"the reference gets {result.verdict.value} on {result.name}: "
+            outcome.problems.error(f"the reference gets {result.verdict.value} on {result.name}: "
                                     f"{result.message}")
     for later in reference_runs[1:]:
         for a, b in zip(first.results, later.results, strict=True):
             if a.verdict is not b.verdict:
-                outcome.problems.append(f"test {a.name} is flaky on the reference: "
+                outcome.problems.error(f"test {a.name} is flaky on the reference: "
                                         f"{got(a)} then {got(b)}")
     reference_passes = {r.name for r in first.results if r.passed}
     stubs = grade(loaded, loaded.exercise.stubs, sandbox=sandbox)
@@ -215,14 +221,14 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
         say(line)
     for result in stubs.results:
         if result.verdict is not Verdict.NI:
-            outcome.problems.append(f"the untouched stubs get {result.verdict.value} on "
+            outcome.problems.error(f"the untouched stubs get {result.verdict.value} on "
                                     f"{result.name} (expected NI): {result.message}")
     for mutant in mutants:
         try:
             with applied(mutant, loaded.exercise.reference) as patched:
                 report = grade(loaded, patched, overlay=loaded.exercise.reference, sandbox=sandbox)
         except SuiteError as error:
-            outcome.problems.append(str(error))
+            outcome.problems.error(str(error))
             continue
         problems = check_mutant(mutant, report, reference_passes)
         if mutant.verdict is Verdict.AC and is_plain(mutant.name):
@@ -240,25 +246,32 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
             f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
         for line in je_reasons(report, f"mutant {mutant.name}"):
             say(line)
-        outcome.problems += problems
+        for problem in problems:
+            outcome.problems.error(problem)
     outcome.checks.append(f"{len(loaded.suite.tests)} tests, {len(mutants)} mutants")
     return outcome
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    loaded = load_suite(args.exercise)
+def main(*, exercise: str, sandbox: SandboxChoice | None = None,
+         console: Console | None = None) -> int:
+    """Prove a suite before students see it: the reference gets full marks twice (no flaky
+    test), the untouched stubs only NI, every known submission (fixtures/NAME/mutants/) its
+    verdict, every expectation recorded from the reference as it is. Exit 4 on any problem,
+    each an `error:` line on stderr."""
+    console = stdout_console(console)
+    loaded = load_suite(exercise)
     for what, answer in host_facts():
         console.print(f"host: {what}: {answer}", soft_wrap=True, markup=False, highlight=False)
-    outcome = verify(loaded, sandbox=args.sandbox,
+    outcome = verify(loaded, sandbox=sandbox,
                      progress=lambda line: console.print(line, markup=False, highlight=False))
     if outcome.lost:
         console.print("[bold]mutants per question[/]")
         lines = losses_per_question(outcome.losses) if outcome.losses else per_question(outcome)
         for line in lines:
             console.print(f"  {line}", soft_wrap=True, markup=False)
-    for problem in outcome.problems:
-        console.print(f"[red]problem:[/] {escape(problem)}", soft_wrap=True)
+    outcome.problems.print()
     if outcome.ok:
         console.print(f"[green]{loaded.name}: suite verified[/] ({'; '.join(outcome.checks)})")
         return EXIT_OK
+    print(f"{loaded.name}: not verified: {outcome.problems.count()}", file=sys.stderr)
     return EXIT_CHECK_FAILED

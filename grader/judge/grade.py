@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.errors import UserError
 from grader.inert import inert_text
 from grader.judge import advice
 from grader.judge.calibration import resolve_limits
@@ -85,13 +86,17 @@ def advised(grader: Grader, test: TestSpec, judgement: Judgement,
     return Judgement(Verdict.AC, advice.graded_advice(test, own, failing))
 
 
+class UnknownTest(UserError):
+    """A test asked for by name (`--test`) that the suite does not have."""
+
+
 def select_tests(loaded: LoadedSuite, public_only: bool,
                  names: list[str] | None = None) -> list[TestSpec]:
     tests = [t for t in loaded.suite.tests if not public_only or t.visibility == "visible"]
     if names:
         unknown = set(names) - {t.name for t in loaded.suite.tests}
         if unknown:
-            raise KeyError(f"no test named {', '.join(sorted(unknown))} in {loaded.path}")
+            raise UnknownTest(f"no test named {', '.join(sorted(unknown))} in {loaded.path}")
         tests = [t for t in tests if t.name in names]
     return tests
 

@@ -143,6 +143,11 @@ def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
         return Judgement(Verdict.TLE, f"still running after {limits.wall_s:g} s of wall-clock "
                          f"time, the safety limit, having used {outcome.cpu_s:.2f} s of its "
                          f"{limits.cpu_s:g} s of CPU time (waiting or asleep)")
+    if killed == "asleep" and outcome.napped:
+        return Judgement(Verdict.TLE, f"asleep: for {outcome.asleep_s:.1f} s its processes were "
+                         f"seldom runnable and used under half that time in CPU (it napped in a "
+                         f"loop, or waited for something that never came), having used "
+                         f"{outcome.cpu_s:.2f} s of its {limits.cpu_s:g} s of CPU time")
     if killed == "asleep":
         return Judgement(Verdict.TLE, f"asleep: for {outcome.asleep_s:.1f} s none of its processes "
                          f"was runnable and it used no CPU time (it slept, or waited for input "

@@ -18,10 +18,31 @@ of the 30 s or more of the wall-clock safety net.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
 
 AFTER_S = 3.0
 CPU_SHARE = 0.01  # CPU seconds per wall second below which a test that is not runnable sleeps
+
+# A test that naps in a loop (short sleeps with a little work between) uses more CPU than a
+# sleeper and is often runnable when sampled on a busy machine (woken, waiting for a CPU). The
+# kernel's scheduler statistics say how long its threads ran or waited to run: over NAP_WINDOW_S,
+# a test whose threads together ran or waited to run under NAP_BUSY_SHARE of the time slept the
+# rest, so it is asleep too. A computing test runs or waits to run all the time, however busy
+# the machine is (`bench/sleepers.py`).
+NAP_WINDOW_S = 6.0
+NAP_BUSY_SHARE = 0.5
+
+
+def scheduled_ns(tid: int) -> int | None:
+    """How long a thread has run on a CPU plus waited for one (ns, /proc/TID/schedstat), None if
+    it is gone or the kernel keeps no such statistics."""
+    try:
+        with open(f"/proc/{tid}/schedstat", "rb") as stats:
+            ran, waited, _slices = stats.read().split()
+        return int(ran) + int(waited)
+    except (OSError, ValueError):
+        return None
 
 
 def state(tid: int) -> str:
@@ -52,25 +73,56 @@ class SleepWatch:
         self.since: float | None = None  # when the current stretch of sleep began
         self.cpu_since = 0.0
         self.longest_s = 0.0
+        self.scheduled: dict[int, int] = {}  # per thread, its scheduler time at the last sample
+        self.busy_s = 0.0  # the test's threads' time running or waiting to run, summed
+        self.samples: deque[tuple[float, float]] = deque()  # (time, busy_s) over NAP_WINDOW_S
+        self.napped = False  # ended by the nap rule rather than by a stretch of sleep
 
     def asleep(self, now: float, cpu_s: float, threads: Callable[[], Iterable[int]]) -> bool:
-        """Whether the test has been asleep for `after_s` by `now`, its CPU time being `cpu_s`.
+        """Whether the test has been asleep for `after_s` by `now`, its CPU time being `cpu_s`,
+        or mostly asleep for NAP_WINDOW_S (the nap rule).
 
         A test that has not used any CPU yet is waiting for its request from the fork server,
-        not sleeping. `threads` is read only when the CPU counter (nearly) stood still.
+        not sleeping.
         """
         then, cpu_then = self.then, self.cpu_then
         self.then, self.cpu_then = now, cpu_s
         if cpu_s <= 0:
             return False
+        tids = list(threads())
+        if self._naps(now, tids):
+            self.napped = True
+            return True
         if self.since is None:
             worked = cpu_s - cpu_then > CPU_SHARE * (now - then)
         else:
             worked = cpu_s - self.cpu_since > CPU_SHARE * (now - self.since)
-        if worked or awake(threads()):
+        if worked or awake(tids):
             self.since = None
             return False
         if self.since is None:
             self.since, self.cpu_since = then, cpu_then
         self.longest_s = max(self.longest_s, now - self.since)
         return now - self.since >= self.after_s
+
+    def _naps(self, now: float, tids: list[int]) -> bool:
+        """Whether, over the last NAP_WINDOW_S, the test's threads together ran or waited to run
+        under NAP_BUSY_SHARE of the time (the nap rule)."""
+        for tid in tids:
+            scheduled = scheduled_ns(tid)
+            if scheduled is None:
+                continue
+            self.busy_s += (scheduled - self.scheduled.get(tid, 0)) / 1e9
+            self.scheduled[tid] = scheduled
+        samples = self.samples
+        samples.append((now, self.busy_s))
+        while len(samples) > 1 and samples[1][0] <= now - NAP_WINDOW_S:
+            samples.popleft()
+        first_time, first_busy = samples[0]
+        window = now - first_time
+        if window < NAP_WINDOW_S or not self.scheduled:
+            return False
+        if self.busy_s - first_busy >= NAP_BUSY_SHARE * window:
+            return False
+        self.longest_s = max(self.longest_s, window)
+        return True

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader.run import policy, procfs
+from grader.run import policy, procfs, shared_folders
 from grader.run.boundary import Boundary, namespaces_of, test_uid
 from grader.run.cgroup import SlotGroups, TestCgroup
 from grader.run.channel import Channel, ServerFault, ServerStartError
@@ -38,7 +38,8 @@ from grader.sandboxes import Confinement
 from grader.suite.schema import Limits
 
 # the fork server's code
-WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py", "swap.py")
+WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py", "counting.py",
+                "swap.py")
 START_TIMEOUT_S = 30.0
 _slots = itertools.count()  # each fork server of this process gets its own tests' uid
 
@@ -162,6 +163,8 @@ class ForkServer:
         for cgroup in self.ending:
             cgroup.remove()
         self.ending.clear()
+        if self.sandbox == "container" and self.test_uid is not None:
+            shared_folders.sweep(self.test_uid)  # the slot's last test; a failure shows next time
         if self.spare_cgroup is not None:
             self.spare_cgroup.remove()
             self.spare_cgroup = None
@@ -202,12 +205,22 @@ class ForkServer:
             request["helpers"] = helpers
         return self._run(request, limits)
 
+    def sweep_shared_folders(self) -> None:
+        """At the container level: remove what the slot's earlier tests left in the host's
+        world-writable folders (`shared_folders`); BoundaryShort if something stays."""
+        if self.sandbox != "container" or self.test_uid is None:
+            return
+        stayed = shared_folders.sweep(self.test_uid)
+        if stayed:
+            raise BoundaryShort(f"what an earlier test left could not be removed ({stayed[0]})")
+
     def _run(self, request: Request, limits: Limits) -> RunOutcome:
         if self.process is None or self.process.poll() is not None:
             self.stop()
             self.start()
         outcome = RunOutcome(limits=limits)
         try:
+            self.sweep_shared_folders()
             Test(self, request, limits, outcome).run()
         except BoundaryShort as error:
             outcome.worker_failure = str(error)

@@ -135,3 +135,26 @@ def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
         path.chmod(0o755 if path.is_dir() else 0o644)
     destination.chmod(0o755)
     return prepared
+
+
+def submission_files(source: Path) -> list[Path]:
+    """The files of a submitted folder that grading reads (no hidden ones, caches, links)."""
+    files = []
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+            continue
+        if path.is_file() and not path.is_symlink():
+            files.append(path)
+    return files
+
+
+def is_empty(source: Path) -> bool:
+    """A folder without a file that grading reads, or a readable .zip without a file."""
+    if source.is_dir():
+        return not submission_files(source)
+    try:
+        with zipfile.ZipFile(source) as bundle:
+            return not any(not info.is_dir() for info in bundle.infolist())
+    except (OSError, zipfile.BadZipFile):
+        return False

@@ -9,6 +9,7 @@ of it again (`grader.run.received`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import io
 import json
@@ -21,7 +22,7 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from grader.run import confine
+    from grader.run import confine, counting
     from grader.run.protocol import (
         MINIMAL_ENV,
         STEP_MARKER,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 else:  # siblings: this runs in the fork server, a script (see worker.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
+    import counting
     from protocol import MINIMAL_ENV, STEP_MARKER
     from swap import install_helpers
 
@@ -195,8 +197,13 @@ def run_steps(steps: list[dict[str, Any]], code_dir: str,
                 error._grader_missing = True  # type: ignore[attr-defined]
                 raise
             if "call" in step:
-                value = target(*names.evaluate(step.get("args", [])),
-                               **names.evaluate(step.get("kwargs", {})))
+                args = names.evaluate(step.get("args", []))
+                kwargs = names.evaluate(step.get("kwargs", {}))
+                if step.get("count") == "recursive_calls":
+                    value = counting.recursive_calls(functools.partial(target, *args, **kwargs),
+                                                     code_dir, step.get("budget"))
+                else:
+                    value = target(*args, **kwargs)
             else:
                 value = target
             if "let" in step:

@@ -55,6 +55,7 @@ class RunOutcome:
     worker_failure: str | None = None
     limits: Limits = field(default_factory=Limits)
     asleep_s: float = 0.0  # the longest the test was seen asleep (grader.run.asleep)
+    napped: bool = False  # asleep by the nap rule: mostly not runnable, little CPU
 
 
 class Server(Protocol):
@@ -194,6 +195,7 @@ class Test:
         moment = time.monotonic()
         asleep = sleep.asleep(moment, cpu, threads)
         self.outcome.asleep_s = round(sleep.longest_s, 3)
+        self.outcome.napped = sleep.napped
         if asleep:
             return "asleep"
         if moment - started > limits.wall_s:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from grader.errors import UserError
 from grader.suite.cases import steps_of
 from grader.suite.load import LoadedSuite
 from grader.suite.normalize import normalized_lines
@@ -16,7 +17,7 @@ __all__ = ["MissingExpectation", "call_file", "fingerprint", "input_names", "loa
            "load_transcript", "recorded_fingerprint", "steps_of", "write"]
 
 
-class MissingExpectation(FileNotFoundError):
+class MissingExpectation(UserError, FileNotFoundError):
     """A test whose expected values were never recorded."""
 
 

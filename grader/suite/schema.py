@@ -187,6 +187,7 @@ def _check_regex(pattern: str) -> None:
 
 Comparator = Literal["equal", "unordered", "approx", "set", "at_most"]
 Show = Literal["plain", "str", "repr", "attrs"]
+Count = Literal["recursive_calls"]
 
 
 class Step(Strict):
@@ -201,6 +202,8 @@ class Step(Strict):
     compare: Comparator = "equal"
     tolerance: float = 1e-9
     label: str | None = None
+    count: Count | None = None
+    budget: int | None = Field(None, ge=1)
 
     @model_validator(mode="after")
     def _one_target(self) -> Step:
@@ -210,6 +213,10 @@ class Step(Strict):
             raise ValueError("'get' reads an attribute and takes no 'args'/'kwargs'")
         if (self.show == "attrs") != (self.attrs is not None):
             raise ValueError("'show: attrs' and 'attrs: [...]' go together")
+        if self.count is not None and (self.call is None or self.let is not None):
+            raise ValueError("'count' counts the work of a 'call' and gives that count, not a 'let'")
+        if self.budget is not None and self.count is None:
+            raise ValueError("'budget' stops a counted call: it goes with 'count'")
         return self
 
     @property

@@ -28,7 +28,7 @@ def test_run_with_a_submission_after_the_driver() -> None:
 def test_run_unknown_driver_is_a_usage_error() -> None:
     run = _grader("run", "bitgrid", "nosuch")
     assert run.returncode == 2
-    assert "'nosuch' is not a given file of bitgrid" in run.stdout
+    assert "'nosuch' is not a given file of bitgrid" in run.stderr and run.stdout == ""
 
 
 def test_list_shows_every_exercise() -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from grader.batch import discover as discovering
 from grader.cli import main
+from grader.commands import EXIT_BAD_INPUT, EXIT_USAGE
 from tests.toy_class import RIGHT, add, grade_class, make_toy
 
 
@@ -18,8 +19,8 @@ def test_folder_and_zip_of_one_name_stop_the_batch(project: Path, tmp_path: Path
     folder = tmp_path / "class"
     add(folder, "alice", RIGHT)
     add(folder, "alice", RIGHT, as_zip=True)
-    assert grade_class(folder, tmp_path / "out") == 2
-    out = capsys.readouterr().out
+    assert grade_class(folder, tmp_path / "out") == EXIT_BAD_INPUT
+    out = capsys.readouterr().err
     assert "'alice' and 'alice.zip' are both submissions of 'alice'" in out
     assert not (tmp_path / "out").exists()
 
@@ -32,17 +33,17 @@ def test_skipped_entries_are_listed(project: Path, tmp_path: Path,
     (folder / "roster.csv").write_text("submission\nalice\n")
     (folder / ".DS_Store").write_text("")
     assert grade_class(folder, tmp_path / "out") == 0
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     assert "skipped roster.csv: not a folder or a .zip" in out
-    assert "skipped .DS_Store: hidden" in out
+    assert "warning: skipped .DS_Store: hidden" in out
 
 
 def test_batch_on_one_submission_is_an_error_with_a_hint(
         project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     make_toy(project)
     lone = add(tmp_path, "alice", RIGHT)
-    assert grade_class(lone, tmp_path / "out") == 2
-    assert "is one submission, not a class; grade it without --batch" in capsys.readouterr().out
+    assert grade_class(lone, tmp_path / "out") == EXIT_BAD_INPUT
+    assert "is one submission, not a class; grade it with `grader grade`" in capsys.readouterr().err
 
 
 def test_a_class_graded_without_batch_is_an_error_with_a_hint(
@@ -51,8 +52,8 @@ def test_a_class_graded_without_batch_is_an_error_with_a_hint(
     folder = tmp_path / "class"
     add(folder, "alice", RIGHT)
     add(folder, "bob", RIGHT, as_zip=True)
-    assert main(["grade", "toy", str(folder), "--sandbox", "process"]) == 2
-    assert "add --batch" in capsys.readouterr().out
+    assert main(["grade", "toy", str(folder), "--sandbox", "process"]) == EXIT_USAGE
+    assert "not one; to grade them all, use `grader batch`" in capsys.readouterr().err
 
 
 def test_hostile_names_become_inert_ids_and_reserved_names_stop(tmp_path: Path) -> None:

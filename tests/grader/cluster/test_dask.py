@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from grader.batch.engine import BatchProgress, grade_batch
+from grader.batch.results import write_class_reports
 from grader.cli import main
-from grader.commands.batch import BatchProgress, grade_batch, write_class_reports
+from grader.commands import batch
 from grader.exercise import project_root
 from grader.report.gradebook import Gradebook
 from grader.suite.load import LoadedSuite, load_suite
@@ -50,9 +52,10 @@ def verdicts(out: Path) -> dict[str, list[tuple[str, str]]]:
 def test_a_local_cluster_of_two_writes_the_same_grades_as_j_2(small_class: Path,
                                                                 tmp_path: Path) -> None:
     local, cluster = tmp_path / "local", tmp_path / "cluster"
-    common = ["grade", "bitgrid", str(small_class), "--batch", "-j", "2", "--sandbox", "process"]
-    assert main([*common, "--out", str(local)]) == 0
-    assert main([*common, "--executor", "dask", "--out", str(cluster)]) == 0
+    common: dict[str, Any] = {"exercise": "bitgrid", "folder": small_class, "jobs": 2,
+                              "sandbox": "process"}
+    assert batch.main(**common, out=local) == 0
+    assert batch.main(**common, executor="dask", out=cluster) == 0
     assert (cluster / "grades.csv").read_text() == (local / "grades.csv").read_text()
     assert verdicts(cluster) == verdicts(local)
     assert len(verdicts(local)) == 5
@@ -68,13 +71,12 @@ def test_resume_on_a_cluster_grades_only_what_has_no_result(small_class: Path,
     for entry in small_class.iterdir():
         if entry.name.split(".")[0] in ("alice", "carol", "frank"):
             (shutil.copytree if entry.is_dir() else shutil.copy)(entry, first / entry.name)
-    common = ["--batch", "-j", "2", "--sandbox", "process"]
-    assert main(["grade", "bitgrid", str(small_class), *common, "--out", str(whole)]) == 0
-    assert main(["grade", "bitgrid", str(first), *common, "--out", str(out)]) == 0
+    common: dict[str, Any] = {"exercise": "bitgrid", "jobs": 2, "sandbox": "process"}
+    assert batch.main(**common, folder=small_class, out=whole) == 0
+    assert batch.main(**common, folder=first, out=out) == 0
     before = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/results.json")}
     assert set(before) == {"alice", "carol", "frank"}
-    assert main(["grade", "bitgrid", str(small_class), *common, "--executor", "dask", "--resume",
-                 "--out", str(out)]) == 0
+    assert batch.main(**common, folder=small_class, executor="dask", resume=True, out=out) == 0
     after = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/results.json")}
     assert {s: after[s] for s in before} == before, "a finished result was graded again"
     assert set(after) == {"alice", "bob", "carol", "erin", "frank"}
@@ -85,20 +87,20 @@ def test_dask_options_are_refused_where_they_mean_nothing(
         small_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = str(tmp_path / "out")
     assert main(["grade", "bitgrid", str(SAMPLES / "alice"), "--executor", "dask"]) == 2
-    assert "--executor only goes with --batch" in capsys.readouterr().out
-    assert main(["grade", "bitgrid", str(small_class), "--batch", "--out", out,
+    assert "--executor only goes with --batch" in capsys.readouterr().err
+    assert main(["batch", "bitgrid", str(small_class), "--out", out,
                  "--scheduler", "tcp://127.0.0.1:1"]) == 2
-    assert "--scheduler only goes with --executor dask" in capsys.readouterr().out
-    assert main(["grade", "bitgrid", str(small_class), "--batch", "--out", out, "--executor",
+    assert "--scheduler only goes with --executor dask" in capsys.readouterr().err
+    assert main(["batch", "bitgrid", str(small_class), "--out", out, "--executor",
                  "dask", "--scheduler", "tcp://127.0.0.1:1", "-j", "2"]) == 2
-    assert "with --scheduler the cluster's workers decide" in capsys.readouterr().out
+    assert "with --scheduler the cluster's workers decide" in capsys.readouterr().err
 
 
 def test_an_unreachable_scheduler_is_one_line(small_class: Path, tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr("grader.cluster.dask_executor.CONNECT_TIMEOUT", "1s")
-    assert main(["grade", "bitgrid", str(small_class), "--batch", "--out", str(tmp_path / "out"),
+    assert main(["batch", "bitgrid", str(small_class), "--out", str(tmp_path / "out"),
                  "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1",
                  "--sandbox", "process"]) == 3
     error = capsys.readouterr().err

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
+from grader.commands import EXIT_USAGE
+from grader.commands import batch as batch_command
 from grader.exercise import project_root
 
 SAMPLES = project_root() / "samples" / "bitgrid"
@@ -28,8 +30,8 @@ def small_class(tmp_path: Path) -> Path:
 
 def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert main(["grade", "bitgrid", str(small_class), "--batch", "-j", "2", "--out", str(out),
-                 "--sandbox", "process"]) == 0
+    assert batch_command.main(exercise="bitgrid", folder=small_class, jobs=2, out=out,
+                              sandbox="process") == 0
     students = {"alice", "bob", "carol", "erin", "frank"}
     assert {p.parent.name for p in out.glob("*/results.json")} == students
     lines = (out / "grades.csv").read_text().splitlines()
@@ -45,8 +47,8 @@ def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path)
 
 def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: Path) -> None:
     reference_out = tmp_path / "whole"
-    assert main(["grade", "bitgrid", str(small_class), "--batch", "-j", "1",
-                 "--out", str(reference_out), "--sandbox", "process"]) == 0
+    assert batch_command.main(exercise="bitgrid", folder=small_class, jobs=1, out=reference_out,
+                              sandbox="process") == 0
     out = tmp_path / "interrupted"
     command = [sys.executable, "-m", "grader", "grade", "bitgrid", str(small_class), "--batch",
                "-j", "1", "--out", str(out), "--sandbox", "process"]
@@ -60,8 +62,8 @@ def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: 
     finished = {p.parent.name for p in out.glob("*/results.json")}
     assert finished, "the batch finished nothing before it was killed"
     before = {name: (out / name / "results.json").stat().st_mtime_ns for name in finished}
-    assert main(["grade", "bitgrid", str(small_class), "--batch", "--resume", "-j", "2",
-                 "--out", str(out), "--sandbox", "process"]) == 0
+    assert batch_command.main(exercise="bitgrid", folder=small_class, resume=True, jobs=2, out=out,
+                              sandbox="process") == 0
     for name, mtime in before.items():
         assert (out / name / "results.json").stat().st_mtime_ns == mtime, f"{name} was regraded"
     assert (out / "grades.csv").read_text() == (reference_out / "grades.csv").read_text()
@@ -71,8 +73,49 @@ def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: 
 def test_batch_rejects_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lone = tmp_path / "lone.txt"
     lone.write_text("x")
-    assert main(["grade", "bitgrid", str(lone), "--batch", "--sandbox", "process"]) == 3
+    assert main(["batch", "bitgrid", str(lone), "--sandbox", "process"]) == 3
     assert "a batch is a folder of submissions" in capsys.readouterr().err
+
+
+def test_grade_dash_dash_batch_is_grader_batch(tmp_path: Path) -> None:
+    """Users' scripts call `grader grade EXERCISE CLASS --batch`: the same grading, the same files."""
+    folder = tmp_path / "class"
+    for student in ("alice", "erin"):
+        shutil.copytree(SAMPLES / student, folder / student)
+    old, new = tmp_path / "old", tmp_path / "new"
+    common = ["-j", "2", "--sandbox", "process", "--public"]
+    assert main(["grade", "bitgrid", str(folder), "--batch", "--out", str(old), *common]) == 0
+    assert main(["batch", "bitgrid", str(folder), "--out", str(new), *common]) == 0
+    assert (old / "grades.csv").read_text() == (new / "grades.csv").read_text()
+    assert "alice,graded" in (new / "grades.csv").read_text()
+    assert sorted(p.relative_to(old) for p in old.rglob("*.json")) == \
+        sorted(p.relative_to(new) for p in new.rglob("*.json"))
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["grade", "bitgrid", "CLASS", "--batch", "--results", "r.json"], "--results does not go with --batch"),
+    (["grade", "bitgrid", "CLASS", "--batch", "--test", "read"], "--test does not go with --batch"),
+    (["grade", "bitgrid", "CLASS", "--out", "o"], "--out only goes with --batch"),
+    (["grade", "bitgrid", "CLASS", "--resume"], "--resume only goes with --batch"),
+    (["grade", "bitgrid", "CLASS", "-j", "2"], "--jobs only goes with --batch"),
+    (["batch", "bitgrid", "CLASS", "--scheduler", "tcp://h:1"], "--scheduler only goes with --executor dask"),
+    (["batch", "bitgrid", "CLASS", "-j", "0"], "-j needs at least 1"),
+])
+def test_flags_that_do_not_go_together_are_a_usage_error(
+        argv: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [str(tmp_path) if arg == "CLASS" else arg for arg in argv]
+    assert main(argv) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert f"error: {said}" in captured.err and captured.out == ""
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("flag", [["--results", "r.json"], ["--junit", "j.xml"], ["--test", "read"],
+                                  ["--batch"]])
+def test_grader_batch_has_no_single_submission_flag(flag: list[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["batch", "bitgrid", str(tmp_path), *flag])
+    assert stopped.value.code == EXIT_USAGE
 
 
 @pytest.mark.slow
@@ -82,7 +125,8 @@ def test_hostile_class_under_load(tmp_path: Path) -> None:
     import psutil
 
     from bench.batch_throughput import make_class
-    from grader.commands.batch import collect, grade_batch
+    from grader.batch.engine import grade_batch
+    from grader.batch.results import collect
     from grader.judge.grade import grade
     from grader.suite.load import load_suite
 

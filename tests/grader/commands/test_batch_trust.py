@@ -54,8 +54,9 @@ def test_problems_are_found_before_anyone_is_graded(toy_class: Path, project: Pa
         out.write_text("a file where the folder should be")
         named = f"{out}: cannot write the results there"
     assert grade_class(toy_class, out) == 3
-    printed = capsys.readouterr().out
-    assert named in printed and "nothing graded" in printed and "Traceback" not in printed
+    printed = capsys.readouterr().err
+    assert f"error: {named}" in printed or named in printed
+    assert "nothing graded" in printed and "Traceback" not in printed
     assert not list(tmp_path.glob("out/*/results.json"))
 
 
@@ -92,8 +93,9 @@ def test_every_format_per_student_readable_by_others(toy_class: Path, tmp_path: 
 
 def test_results_and_junit_flags_are_refused_with_batch(toy_class: Path, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    assert grade_class(toy_class, tmp_path / "out", "--junit", str(tmp_path / "j.xml")) == 2
-    assert "--junit does not go with --batch" in capsys.readouterr().out
+    assert main(["grade", "toy", str(toy_class), "--batch", "--out", str(tmp_path / "out"),
+                 "--junit", str(tmp_path / "j.xml")]) == 2
+    assert "error: --junit does not go with --batch" in capsys.readouterr().err
 
 
 def test_resume_regrades_exactly_what_changed(toy_class: Path, project: Path, tmp_path: Path,
@@ -101,17 +103,17 @@ def test_resume_regrades_exactly_what_changed(toy_class: Path, project: Path, tm
     out = tmp_path / "out"
     assert grade_class(toy_class, out) == 0
     times = {s: (out / s / "results.json").stat().st_mtime_ns for s in ("ada", "bob")}
-    assert grade_class(toy_class, out, "--resume") == 0
+    assert grade_class(toy_class, out, resume=True) == 0
     assert "regrading 0 of 2" in capsys.readouterr().out
     assert times == {s: (out / s / "results.json").stat().st_mtime_ns for s in ("ada", "bob")}
     (toy_class / "ada" / "toy.py").write_text(WRONG)  # ada resubmits
-    assert grade_class(toy_class, out, "--resume") == 0
+    assert grade_class(toy_class, out, resume=True) == 0
     assert "regrading 1 of 2" in capsys.readouterr().out
     assert (out / "bob" / "results.json").stat().st_mtime_ns == times["bob"]
     assert _statuses(out)["ada"] == ["graded", "0"]
     suite = project / "fixtures" / "toy" / "suite.yaml"
     suite.write_text(suite.read_text().replace("points: 2", "points: 4"))  # a test's points change
-    assert grade_class(toy_class, out, "--resume") == 0
+    assert grade_class(toy_class, out, resume=True) == 0
     assert "regrading 2 of 2" in capsys.readouterr().out
     rows = list(csv.DictReader((out / "grades.csv").open()))
     assert {row["max_score"] for row in rows} == {"5"}
@@ -124,8 +126,8 @@ def test_an_out_of_another_exercise_is_refused(toy_class: Path, tmp_path: Path,
     with sqlite3.connect(out / "gradebook.sqlite") as connection:
         connection.executescript("CREATE TABLE about (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
                                  "INSERT INTO about VALUES ('exercise', 'bitgrid');")
-    assert grade_class(toy_class, out, "--resume") == 3
-    printed = capsys.readouterr().out
+    assert grade_class(toy_class, out, resume=True) == 3
+    printed = capsys.readouterr().err
     assert "holds the grades of exercise 'bitgrid', not 'toy'" in printed
 
 
@@ -137,7 +139,7 @@ def test_gradebook_changes_name_the_students_and_tests(toy_class: Path, project:
     expected = project / "fixtures" / "toy" / "expected" / "rejects-negative.json"
     suite = project / "fixtures" / "toy" / "suite.yaml"
     suite.write_text(suite.read_text().replace("points: 1", "points: 3"))
-    assert grade_class(toy_class, out, "--resume") == 0
+    assert grade_class(toy_class, out, resume=True) == 0
     capsys.readouterr()
     assert main(["gradebook", str(out), "--changes"]) == 0
     printed = capsys.readouterr().out.splitlines()
@@ -151,8 +153,7 @@ def test_gradebook_changes_name_the_students_and_tests(toy_class: Path, project:
 def test_a_judge_error_ends_the_batch_non_zero_naming_the_student(
         toy_class: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from grader.batch import grading
-    from grader.cluster import executors
+    from grader.cluster import executors, grading
 
     real = grading.grade
 

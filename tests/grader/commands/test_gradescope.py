@@ -136,6 +136,19 @@ try:
     _got.append("wrote results.json")
 except OSError:
     pass
+for _shared in ("/tmp", "/dev/shm", "/var/tmp"):  # state for a later test (issue 20)
+    _stash = _os.path.join(_shared, "grader-stash")
+    if _os.path.lexists(_stash):
+        _got.append("found what an earlier test left in " + _shared)
+    try:
+        with open(_stash, "w") as _out:
+            _out.write("state")
+        _os.chmod(_stash, 0o666)
+    except OSError:
+        pass
+import ctypes as _ctypes
+if _ctypes.CDLL(None, use_errno=True).shmget(0x67726164, 4096, 0o1666) >= 0:
+    _got.append("made a System V shared memory segment")
 for _pid in range(2, 1 << 16):
     if _pid != _os.getpid():
         try:

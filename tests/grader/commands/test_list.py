@@ -13,7 +13,7 @@ from grader.exercise import Exercise
 
 def test_one_line_per_exercise_at_80_columns() -> None:
     stream = io.StringIO()
-    assert listing.run(None, Console(file=stream, width=80)) == 0  # type: ignore[arg-type]
+    assert listing.main(console=Console(file=stream, width=80)) == 0
     lines = stream.getvalue().splitlines()
     assert len(lines) == 1 + len(Exercise.all())
     assert all(len(line) <= 80 for line in lines)

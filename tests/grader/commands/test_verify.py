@@ -25,7 +25,7 @@ from tests.support import SUITE_NAMES
 @pytest.mark.parametrize("exercise", SUITE_NAMES)
 def test_suite_verifies(exercise: str) -> None:
     outcome = verify(load_suite(exercise))
-    assert outcome.ok, "\n".join(outcome.problems)
+    assert outcome.ok, "\n".join(outcome.problems.lines())
 
 
 def _write_mutant(project: Path, verdict: str, name: str, header: str, mutated: str) -> None:
@@ -47,14 +47,14 @@ def test_verify_proves_a_student_like_mutant_loses_only_its_own_question(
     _write_mutant(project, "WA", "mask-off-by-one", "mask shifts one too far.\ntests: mask\n",
                   wrong_mask)
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
-    assert outcome.ok, outcome.problems
+    assert outcome.ok, outcome.problems.lines()
     assert outcome.lost == {"WA/mask-off-by-one": ["mask"]}
     assert per_question(outcome) == ["mask: WA/mask-off-by-one (only its own)"]
 
     suite = load_suite("toy").path
     suite.write_text(HELPED_SUITE.replace("    reference_helpers: {toy.mask: mask}\n", ""))
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
-    assert "mutant WA/mask-off-by-one: test read got WA, expected AC" in outcome.problems
+    assert "mutant WA/mask-off-by-one: test read got WA, expected AC" in outcome.problems.messages()
     assert per_question(outcome) == ["mask: WA/mask-off-by-one (also loses read)"]
 
 
@@ -73,14 +73,14 @@ def test_verify_reports_each_mutant_by_its_question(grade_toy: Build, project: P
     _write_mutant(project, "WA", "mask-off-by-one", "mask shifts one too far.\nquestion: q-mask\n",
                   HELPED_REFERENCE.replace("1 << i", "1 << (i + 1)"))
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
-    assert outcome.ok, outcome.problems
+    assert outcome.ok, outcome.problems.lines()
     assert [loss.describe() for loss in outcome.losses] == ["WA/mask-off-by-one (only its own)"]
 
     load_suite("toy").path.write_text(QUESTIONED_SUITE.replace(
         "    reference_helpers: {toy.mask: q-mask}\n", ""))
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
     assert "mutant WA/mask-off-by-one (question q-mask) also loses question q-read: read" \
-        in outcome.problems
+        in outcome.problems.messages()
     assert outcome.losses[0].describe() == "WA/mask-off-by-one (ALSO LOSES q-read: read)"
 
 
@@ -89,7 +89,8 @@ def test_verify_names_a_helper_the_reference_does_not_define(grade_toy: Build, p
     (project / "reference" / "toy" / "toy.py").write_text(
         HELPED_REFERENCE.replace("def mask(i: int) -> int:\n    return 1 << i\n", "mask = None\n"))
     problems = suite_problems(load_suite("toy"))
-    assert any("defines no top-level function 'mask'" in p for p in problems), problems
+    assert any("defines no top-level function 'mask'" in p for p in problems.messages()), \
+        problems.lines()
 
 
 def test_verify_prints_why_a_test_got_je(grade_toy: Build, project: Path,
@@ -112,12 +113,14 @@ def test_verify_prints_why_a_test_got_je(grade_toy: Build, project: Path,
 
     monkeypatch.setattr(verify_command, "grade", grade_with_a_stall)
     assert main(["verify", "toy", "--sandbox", "process"]) == 4
-    out = capsys.readouterr().out
+    printed = capsys.readouterr()
+    out, err = printed.out, printed.err
     reason = "read got JE (the fork server stalled [for 10 s])"
     for who in ("reference", "stubs", "mutant WA/mask-off-by-one"):
         assert f"  {who}: {reason}" in out, out
-    assert "problem: the reference gets JE on read: the fork server stalled [for 10 s]" in out
-    assert f"problem: mutant WA/mask-off-by-one: test {reason}, expected AC" in out, out
+    assert "error: the reference gets JE on read: the fork server stalled [for 10 s]" in err
+    assert f"error: mutant WA/mask-off-by-one: test {reason}, expected AC" in err, err
+    assert "toy: not verified: 3 error(s), 0 warning(s)" in err, err
 
 
 HELPED_REFERENCE = """\

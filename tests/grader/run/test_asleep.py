@@ -64,6 +64,8 @@ SLEEPERS = {
     "sleeps-at-import": "import time\ntime.sleep(600)\n" + REFERENCE,
     "sleeps-in-the-call": "def answer(n):\n    import time\n    time.sleep(600)\n",
     "naps-in-a-loop": "import time\nwhile True:\n    time.sleep(0.02)\n" + REFERENCE,
+    "naps-briefly-in-a-loop": (
+        "import time\nwhile True:\n    sum(range(300))\n    time.sleep(0.0002)\n" + REFERENCE),
     "blocks-reading-stdin": (
         "import os, sys\nr, w = os.pipe()\nos.dup2(r, 0)\nsys.stdin.read()\n" + REFERENCE),
     "waits-for-a-sleeping-child": (
@@ -147,3 +149,28 @@ def test_the_watch_counts_only_a_stretch_without_cpu(child: subprocess.Popen[byt
     assert watch.longest_s == pytest.approx(1.0)
     assert not watch.asleep(1.7, 0.2, threads), "it worked again"
     assert not watch.asleep(2.6, 0.2, lambda: [os.getpid()]), "runnable, though it got no CPU"
+
+
+def test_a_test_that_ran_or_waited_under_half_the_window_naps(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The nap rule, from the scheduler's statistics: a nap loop that uses a fifth of the wall
+    time in CPU (far above CPU_SHARE, so never a stretch of sleep) and a starved computing test
+    that gets a tenth of a CPU but waits for one the rest of the time."""
+    scheduled = {"ns": 0}
+    monkeypatch.setattr(asleep, "scheduled_ns", lambda tid: scheduled["ns"])
+
+    def run(share_running_or_waiting: float, cpu_share: float) -> tuple[bool, float]:
+        watch = asleep.SleepWatch(0.0)
+        scheduled["ns"] = 0
+        now = cpu = 0.0
+        for _ in range(400):
+            now += 0.05
+            cpu += 0.05 * cpu_share
+            scheduled["ns"] += int(0.05 * share_running_or_waiting * 1e9)
+            if watch.asleep(now, cpu, lambda: [4242]):
+                return watch.napped, now
+        return False, now
+
+    napped, at = run(share_running_or_waiting=0.3, cpu_share=0.2)
+    assert napped and asleep.NAP_WINDOW_S <= at < asleep.NAP_WINDOW_S + 0.2
+    assert run(share_running_or_waiting=1.0, cpu_share=0.1) == (False, pytest.approx(20.0))

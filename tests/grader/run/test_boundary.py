@@ -55,6 +55,10 @@ def test_no_namespace_mount_or_key_can_be_made(project: Path, sandbox: str) -> N
             made.append("keyctl")
         if not refused(libc.syscall(101, 16, 1, 0, 0)):  # ptrace(PTRACE_ATTACH, 1)
             made.append("ptrace")
+        if not refused(libc.shmget(0x67726164, 4096, 0o1600)):  # IPC_CREAT
+            made.append("System V shared memory")
+        if not refused(libc.msgget(0x67726164, 0o1600)):
+            made.append("System V message queue")
         import fcntl, socket
         try:
             socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -88,4 +88,4 @@ def test_reference_verdicts_do_not_change_under_load(exercise: str,
 def test_verify_passes_under_load(busy_loops: list[subprocess.Popen[bytes]]) -> None:
     outcome = verify(load_suite("bitgrid"), sandbox="bwrap")
     _still_running(busy_loops)
-    assert outcome.ok, "\n".join(outcome.problems)
+    assert outcome.ok, "\n".join(outcome.problems.lines())

@@ -133,8 +133,8 @@ def test_verify_catches_a_suite_naming_what_does_not_exist(
         project: Path, tests: str, expected: str, capsys: pytest.CaptureFixture[str]) -> None:
     _toy_project(project, tests)
     assert main(["verify", "toy", "--sandbox", "process"]) == 4
-    out = capsys.readouterr().out
-    assert f"{project / 'fixtures' / 'toy' / 'suite.yaml'}: " in out and expected in out, out
+    err = capsys.readouterr().err
+    assert f"error: {project / 'fixtures' / 'toy' / 'suite.yaml'}: " in err and expected in err, err
 
 
 GENERATED = {

@@ -7,16 +7,13 @@ import functools
 import os
 import zipfile
 from pathlib import Path
-from typing import Any, TypeAlias
 
-from grader.batch import identity as ids
+from grader.cluster.job import Payload
 from grader.judge.grade import GradeReport, grade
 from grader.judge.verdicts import TestResult, Verdict
 from grader.report.reports import junit_xml, results_json
-from grader.run.submission import SubmissionError
+from grader.run.submission import SubmissionError, is_empty
 from grader.suite.load import LoadedSuite, load_suite
-
-Payload: TypeAlias = dict[str, Any]  # {"results": results.json data, "junit": str, "status": str}
 
 
 def failed_report(loaded: LoadedSuite, source: Path, message: str,
@@ -58,7 +55,7 @@ def grade_one(root: str, suite_path: str, source: Path, public_only: bool,
     if source.is_file() and not zipfile.is_zipfile(source):
         report, status = failed_report(loaded, source, f"{source.name}: not a readable .zip "
                                        f"file"), "corrupt"
-    elif ids.is_empty(source):
+    elif is_empty(source):
         report, status = failed_report(loaded, source, "the submission holds no file"), "empty"
     else:
         try:

@@ -31,7 +31,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from grader import owners
-from grader.batch.grading import Payload, grade_one
+from grader.cluster.grading import grade_one
+from grader.cluster.job import Payload
 
 STOP_GRACE_S = 5.0  # after Ctrl-C or SIGTERM, how long a pool process may take to stop its tests
 EXIT_TERMINATED = 128 + signal.SIGTERM
