@@ -97,9 +97,14 @@ class GraderGroups:
         return self.parents[base]
 
     def remove(self) -> None:
-        for path in self.parents.values():
-            with contextlib.suppress(OSError):
-                path.rmdir()
+        """At exit: every group of this process with all it still holds, registered or not (a
+        signal may land between a folder's mkdir and its registration, or while a test's group
+        is being made or removed)."""
+        mine = f"{GROUP_PREFIX}{owners.me().tag}-"
+        bases = {hierarchy.base: hierarchy.version for hierarchy in every_hierarchy().values()}
+        for base, version in bases.items():
+            for group in base.glob(f"{mine}*"):
+                end_group(group, version == 2)
         self.parents.clear()
 
 

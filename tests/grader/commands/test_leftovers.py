@@ -55,7 +55,8 @@ tests:
     call: toy.double
     cases: [[3]]
 """
-SLEEPER = "import time\ntime.sleep(600)\n" + RIGHT  # in its test until stopped, using no CPU
+SLEEPER = "import time\ntime.sleep(600)\n" + RIGHT  # in its test until asleep, using no CPU
+LIVE_STUDENTS = 60  # the live batch's sleepers, one at a time: it outlasts every case (minutes)
 
 
 class Reaped:
@@ -204,8 +205,9 @@ def setting(project: Path, tmp_path: Path) -> Iterator[Setting]:
     for student, code in [("s0", RIGHT), *((f"s{n}", SLEEPER) for n in range(1, 6))]:
         (project / "victims" / student).mkdir(parents=True)
         (project / "victims" / student / "toy.py").write_text(code)
-    (project / "live" / "l0").mkdir(parents=True)
-    (project / "live" / "l0" / "toy.py").write_text(SLEEPER)
+    for student in range(LIVE_STUDENTS):  # each of their tests ends as asleep after 3 s
+        (project / "live" / f"l{student}").mkdir(parents=True)
+        (project / "live" / f"l{student}" / "toy.py").write_text(SLEEPER)
     (project / "fast" / "f0").mkdir(parents=True)
     (project / "fast" / "f0" / "toy.py").write_text(RIGHT)
     # short: multiprocessing's socket goes in a folder of TMPDIR (an AF_UNIX path is <= 107 bytes)
@@ -268,13 +270,34 @@ def _started_live(here: Setting) -> tuple[Reaped, Leftovers, set[int]]:
     _until(lambda: _testing(here, live, 1), "the live batch runs a test", live)
     found = here.leftovers(live)
     assert found.scratch and found.semaphores and (found.cgroups or not hierarchies())
-    return live, found, {p.pid for p in live.processes()}
+    return live, Leftovers.of({live.pid}, here.tmpdir), _lasting(live.processes())
+
+
+def _lasting(processes: list[psutil.Process]) -> set[int]:
+    """The pids of a grader's processes that last the whole run: the grader and its pool
+    workers, not the fork servers (one per student) and their tests, which come and go: a
+    sleeping test ends as TLE 'asleep' after 3 s and the next student starts."""
+    lasting = set()
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            if "worker.py" not in " ".join(process.cmdline()):
+                lasting.add(process.pid)
+    return lasting
 
 
 def _still_live(here: Setting, live: Reaped, before: Leftovers, pids: set[int]) -> None:
+    """The live batch runs on with all it had: its own scratch and semaphores (`before`, those
+    of its main process; its students' folders and groups come and go with them), its lasting
+    processes, and not one JE among the students it graded meanwhile (a test whose folder or
+    group another grader removed would get one)."""
     assert live.running(), live.output()
-    assert before.existing() == before, "a live grader's scratch, cgroup or semaphore was removed"
-    assert pids <= {p.pid for p in live.processes()}, "a live grader's process was killed"
+    assert before.existing() == before, "a live grader's scratch or semaphore was removed"
+    assert pids <= _lasting(live.processes()), "a live grader's process was killed"
+    results = here.project / "out-live"
+    _until(lambda: any(results.glob("*/results.json")), "the live batch grades a student", live)
+    graded = [json.loads(path.read_text()) for path in results.glob("*/results.json")]
+    verdicts = {test["extra_data"]["verdict"] for result in graded for test in result["tests"]}
+    assert verdicts == {"TLE"}, verdicts
 
 
 def _pidfds_work() -> bool:
@@ -333,8 +356,9 @@ def test_a_stopped_grader_leaves_nothing_a_later_run_does_not_sweep(
 
     left = here.leftovers(victim)
     assert left.empty(), f"left behind: {left}"
+    live.processes()  # notes the live batch's processes, owners of its newer scratch folders
     assert not [p for p in here.tmpdir.iterdir()
-                if p not in live_had.scratch], sorted(os.listdir(here.tmpdir))
+                if p not in here.leftovers(live).scratch], sorted(os.listdir(here.tmpdir))
     _still_live(here, live, live_had, live_pids)
 
     _stop(live, signal.SIGTERM, "pid")  # the live batch, stopped in turn, cleans up after itself
