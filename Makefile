@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 # The grader's default sandbox is bubblewrap: install it when it is missing and we can (root with
 # apt-get); otherwise say so in one line and go on (the tests that need it are then skipped).
 # `grader verify` applies the known submissions (fixtures/NAME/mutants/) with GNU patch: likewise.
+# The submission service's browser tests drive Debian's chromium with chromium-driver: likewise.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -29,6 +30,14 @@ $(STAMP): pyproject.toml
 	  if [ -n "$$why" ]; then \
 	    echo "note: bubblewrap could not be installed ($$why); tests that need it will be skipped"; \
 	  fi; \
+	fi
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+	     chromium-driver) >/dev/null 2>&1; \
+	  fi; \
+	  command -v chromedriver >/dev/null 2>&1 || \
+	    echo "note: chromium and chromium-driver could not be installed; the service's browser tests will be skipped"; \
 	fi
 	touch $(STAMP)
 

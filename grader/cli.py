@@ -113,11 +113,32 @@ def build_parser() -> argparse.ArgumentParser:
     gradescope_cmd = commands.add_parser("gradescope", help="write a Gradescope autograder zip")
     gradescope_cmd.add_argument("exercise")
     gradescope_cmd.add_argument("zip", type=Path, help="the autograder zip to write")
+    _service_commands(commands)
     return parser
 
 
+def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`serve`, `tokens` and `submit` (issue 22): the course's submission service."""
+    serve = commands.add_parser("serve", help="run a course's submission service")
+    serve.add_argument("course", type=Path, help="the course file (YAML)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("-w", "--workers", type=int, default=2, help="grading processes")
+    serve.add_argument("--sandbox", choices=SANDBOX_CHOICES)
+    serve.add_argument("--executor", choices=["local", "dask"], default="local")
+    serve.add_argument("--scheduler", metavar="ADDRESS")
+    tokens = commands.add_parser("tokens", help="print login,token lines for a course")
+    tokens.add_argument("course", type=Path)
+    tokens.add_argument("logins", nargs="*", metavar="LOGIN")
+    submit = commands.add_parser("submit", help="submit files to a course's service")
+    submit.add_argument("url")
+    submit.add_argument("assignment")
+    submit.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    submit.add_argument("--token", help="default: $GRADER_TOKEN")
+
+
 COMMANDS = ("grade", "batch", "check", "run", "list", "doctor", "record", "verify", "gradebook",
-            "handout", "gradescope")
+            "handout", "gradescope", "serve", "tokens", "submit")
 SINGLE_ONLY = {"results": "--results", "junit": "--junit", "tests": "--test"}
 BATCH_ONLY = {"jobs": "--jobs", "out": "--out", "roster": "--roster", "executor": "--executor",
               "scheduler": "--scheduler", "resume": "--resume"}

@@ -15,7 +15,14 @@ from grader.report.gradebook import Attempt, Gradebook, attempt_from_results
 from grader.report.grades import grades_csv
 from grader.report.reports import write_atomically
 from grader.report.roster import Roster
-from grader.report.summary import FEEDBACK_NAME, Summary, feedback_html, summarize, summary_html
+from grader.report.summary import (
+    FEEDBACK_INSTRUCTOR_NAME,
+    FEEDBACK_NAME,
+    Summary,
+    feedback_html,
+    summarize,
+    summary_html,
+)
 from grader.suite.load import LoadedSuite
 
 RESULTS_NAME = "results.json"
@@ -40,7 +47,10 @@ def store(book: Gradebook, loaded: LoadedSuite, out: Path, student: str,
     book.add(attempt)
     folder = out / student
     write_atomically(folder / JUNIT_NAME, payload["junit"])
-    write_atomically(folder / FEEDBACK_NAME, feedback_html(loaded.name, attempt))
+    hidden = frozenset(t["name"] for t in data["tests"] if t.get("visibility") != "visible")
+    write_atomically(folder / FEEDBACK_NAME, feedback_html(loaded.name, attempt, hidden))
+    write_atomically(folder / FEEDBACK_INSTRUCTOR_NAME,
+                     feedback_html(loaded.name, attempt, hidden, instructor=True))
     write_atomically(results_path(out, student), json.dumps(data, indent=1) + "\n")
     return attempt
 

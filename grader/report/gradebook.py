@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     graded_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS attempts_by_student ON attempts (student, attempt);
+CREATE TABLE IF NOT EXISTS keys (key TEXT PRIMARY KEY, attempt INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tests (
     attempt INTEGER NOT NULL REFERENCES attempts (attempt),
     position INTEGER NOT NULL,
@@ -167,12 +168,21 @@ class Gradebook:
             self.connection.execute("INSERT OR IGNORE INTO about VALUES ('schema', ?)",
                                     (SCHEMA_VERSION,))
 
-    def add(self, attempt: Attempt) -> int:
-        """Store one attempt and its tests in one transaction; returns its number."""
-        identity = [attempt.identity[key] for key in IDENTITY_KEYS]
+    def add(self, attempt: Attempt, key: str | None = None) -> int:
+        """Store one attempt and its tests in one transaction; returns its number. With a `key`
+        (the service's submission and grading), an attempt already stored under it is kept and
+        its number returned: a grading repeated after a crash is stored once."""
+        identity = [attempt.identity[name] for name in IDENTITY_KEYS]
         connection = self.connection
         connection.execute("BEGIN IMMEDIATE")
         try:
+            if key is not None:
+                row = connection.execute("SELECT attempt FROM keys WHERE key = ?",
+                                         (key,)).fetchone()
+                if row is not None:
+                    connection.execute("COMMIT")
+                    attempt.attempt = int(row[0])
+                    return attempt.attempt
             cursor = connection.execute(
                 "INSERT INTO attempts (student, exercise, suite_fingerprint, "
                 "expectations_fingerprint, submission_hash, grader_version, status, score, "
@@ -187,12 +197,21 @@ class Gradebook:
                 [(number, position, t.test, t.kind, t.verdict, t.points, t.max_points, t.cpu_s,
                   t.wall_s, t.peak_mb, t.resident_mb, t.output, t.question)
                  for position, t in enumerate(attempt.tests)])
+            if key is not None:
+                connection.execute("INSERT INTO keys VALUES (?, ?)", (key, number))
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")
             raise
         attempt.attempt = number
         return number
+
+    def keyed(self, key: str) -> Attempt | None:
+        """The attempt stored under `key` (`add(attempt, key)`), if any."""
+        row = self.connection.execute(
+            "SELECT attempts.* FROM keys JOIN attempts USING (attempt) WHERE key = ?",
+            (key,)).fetchone()
+        return self._attempt(row) if row is not None else None
 
     def history(self, student: str, count: int = 2) -> list[Attempt]:
         """The student's last `count` attempts, newest first."""
@@ -249,11 +268,16 @@ def changes(book: Gradebook) -> list[Change]:
         if len(history) < 2 or history[0].score == history[1].score:
             continue
         after, before = history
-        old = {t.test: t for t in before.tests}
-        new = {t.test: t for t in after.tests}
-        names = [t.test for t in after.tests] + [n for n in old if n not in new]
-        moved = [(name, old.get(name), new.get(name)) for name in names
-                 if (old[name].points if name in old else None)
-                 != (new[name].points if name in new else None)]
-        found.append(Change(student=student, before=before, after=after, tests=moved))
+        found.append(change(student, before, after))
     return found
+
+
+def change(student: str, before: Attempt, after: Attempt) -> Change:
+    """The tests whose points differ between two gradings."""
+    old = {t.test: t for t in before.tests}
+    new = {t.test: t for t in after.tests}
+    names = [t.test for t in after.tests] + [n for n in old if n not in new]
+    moved = [(name, old.get(name), new.get(name)) for name in names
+             if (old[name].points if name in old else None)
+             != (new[name].points if name in new else None)]
+    return Change(student=student, before=before, after=after, tests=moved)

@@ -17,7 +17,8 @@ from grader.inert import html_text, inert_text
 from grader.report.gradebook import Attempt
 
 MAX_BINS = 20
-FEEDBACK_NAME = "feedback.html"
+FEEDBACK_NAME = "feedback.html"  # the student's page (hidden tests: verdict and points only)
+FEEDBACK_INSTRUCTOR_NAME = "feedback-instructor.html"  # beside it: every test in full
 # Only a wrong answer has an output of the student's own worth comparing between students.
 GROUPED_VERDICTS = frozenset({"WA"})
 
@@ -126,13 +127,13 @@ def svg_histogram(bins: list[tuple[str, int]]) -> str:
 
 
 def feedback_link(student: str) -> str:
-    """The relative address of a student's feedback page: the id (inert, as its folder is named)
-    URL-quoted, then escaped.
+    """The relative address of a student's feedback page as the summary (the instructor's) links
+    it: the id (inert, as its folder is named) URL-quoted, then escaped.
 
     >>> feedback_link("a b&<c>")
-    'a%20b%26%3Cc%3E/feedback.html'
+    'a%20b%26%3Cc%3E/feedback-instructor.html'
     """
-    return html.escape(f"{quote(inert_text(student), safe='')}/{FEEDBACK_NAME}")
+    return html.escape(f"{quote(inert_text(student), safe='')}/{FEEDBACK_INSTRUCTOR_NAME}")
 
 
 def student_table(summary: Summary) -> str:
@@ -199,7 +200,8 @@ padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}th{{cursor:
 .v-NI,.v-CE{{color:#777}}</style></head><body>
 <h1>{title}: {summary.students} submissions</h1>
 <p>Mean score {summary.mean:.2f} of {summary.max_score:g}.</p>
-<h2>Students</h2><p>Click a column to sort; a name opens that student's feedback.</p>
+<h2>Students</h2><p>Click a column to sort; a name opens that student's feedback (the
+instructor's page; the student's own, with hidden tests' texts withheld, is feedback.html).</p>
 {student_table(summary)}
 <h2>Score distribution</h2>{svg_histogram(summary.histogram)}
 <h2>Pass rate per test</h2><table><tr><th>test</th><th>pass rate</th></tr>{rows}</table>
@@ -241,23 +243,42 @@ def questions_html(attempt: Attempt) -> str:
             f"<th>tests lost</th></tr>{rows}</table>")
 
 
-def feedback_html(exercise: str, attempt: Attempt) -> str:
-    """One student's feedback page: status, score, and every test's verdict and failure text."""
+def feedback_html(exercise: str, attempt: Attempt, hidden: frozenset[str] = frozenset(),
+                  instructor: bool = False) -> str:
+    """One student's feedback page: status, score, and every test's verdict and failure text.
+
+    The student's page (the default) shows the tests named in `hidden` by name, verdict and
+    points only: never their output, which can hold their cases and expected values. The
+    instructor's page (`instructor`, written beside it as FEEDBACK_INSTRUCTOR_NAME) shows every
+    test in full and links back to the summary.
+    """
+    def secret(test: str) -> bool:
+        return test in hidden and not instructor
+
     title = html_text(f"{exercise}: {attempt.student}")
     rows = "".join(
-        f"<tr><td>{html_text(row.test)}</td><td class=\"v-{html_text(row.verdict)}\">"
+        f"<tr><td>{html_text(row.test)}{' (hidden)' if row.test in hidden else ''}</td>"
+        f"<td class=\"v-{html_text(row.verdict)}\">"
         f"{html_text(row.verdict)}</td><td>{row.points:g}/{row.max_points:g}</td>"
         f"<td>{row.cpu_s:.3f}</td><td>{row.resident_mb:.1f}</td></tr>" for row in attempt.tests)
     failures = "".join(f"<h3>{html_text(row.test)}: {html_text(row.verdict)}</h3>"
                        f"<pre>{html_text(row.output)}</pre>"
-                       for row in attempt.tests if row.output)
+                       for row in attempt.tests if row.output and not secret(row.test))
     notes = f"<pre>{html_text(attempt.notes)}</pre>" if attempt.notes else ""
     questions = questions_html(attempt)
+    if instructor:
+        top = ('<p><a href="../summary.html">back to the summary</a> · the instructor\'s page: '
+               f'every test in full (the student\'s page is <a href="{FEEDBACK_NAME}">'
+               f'{FEEDBACK_NAME}</a>)</p>')
+    else:
+        withheld = sum(1 for row in attempt.tests if secret(row.test) and row.output)
+        top = (f"<p>Hidden tests show their verdict and points only ({withheld} failure "
+               f"text(s) withheld).</p>" if hidden else "")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}pre{{background:#f4f4f4;
 padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}</style></head><body>
-<p><a href="../summary.html">back to the summary</a></p>
+{top}
 <h1>{title}</h1>
 <p>Status {html_text(attempt.status)}; score {attempt.score:g} of {attempt.max_score:g};
 graded {html_text(attempt.graded_at)}.</p>

@@ -137,6 +137,13 @@ def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
     return prepared
 
 
+def files_of(source: Path) -> dict[str, bytes]:
+    """The files of a submitted folder or .zip, with the same checks and caps as grading uses."""
+    if source.is_dir():
+        return _files_from_folder(source)
+    return _files_from_zip(source)
+
+
 def submission_files(source: Path) -> list[Path]:
     """The files of a submitted folder that grading reads (no hidden ones, caches, links)."""
     files = []

@@ -126,3 +126,8 @@ def load_suite(exercise_or_path: str) -> LoadedSuite:
     if not path.exists():
         raise SuiteError(f"{path}: no suite for exercise '{exercise_or_path}'")
     return parse_suite(path)
+
+
+# For other YAML files validated the same way (the service's course file).
+line_of = _line_of
+describe_error = _describe

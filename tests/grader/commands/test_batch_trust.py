@@ -81,7 +81,7 @@ def test_every_format_per_student_readable_by_others(toy_class: Path, tmp_path: 
     os.umask(0o022)
     assert grade_class(toy_class, out) == 0
     for student in ("ada", "bob"):
-        for name in ("results.json", "junit.xml", "feedback.html"):
+        for name in ("results.json", "junit.xml", "feedback.html", "feedback-instructor.html"):
             mode = stat.S_IMODE((out / student / name).stat().st_mode)
             assert mode == 0o644, (student, name, oct(mode))
     data = json.loads((out / "bob" / "results.json").read_text())
@@ -217,3 +217,19 @@ def test_ctrl_c_ends_the_batch_keeping_finished_results(project: Path, tmp_path:
                  "--sandbox", "process"]) == 0
     assert len(list(out.glob("*/results.json"))) == 8
     shutil.rmtree(out)
+
+
+def test_the_student_page_withholds_hidden_failures_and_the_instructor_page_shows_them(
+        project: Path, toy_class: Path, tmp_path: Path) -> None:
+    suite = project / "fixtures" / "toy" / "suite.yaml"
+    text = suite.read_text()
+    suite.write_text(text.replace("  - name: double\n    points: 2\n",
+                                  "  - name: double\n    points: 2\n    visibility: hidden\n", 1))
+    assert suite.read_text() != text
+    out = tmp_path / "out"
+    assert grade_class(toy_class, out) == 0
+    student = (out / "bob" / "feedback.html").read_text()
+    instructor = (out / "bob" / "feedback-instructor.html").read_text()
+    assert "double (hidden)" in student and "0/2" in student
+    assert "toy.double(1)" in instructor and "toy.double(1)" not in student
+    assert "bob/feedback-instructor.html" in (out / "summary.html").read_text()

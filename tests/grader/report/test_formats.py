@@ -146,5 +146,6 @@ def test_summary_sorts_and_links_in_a_headless_browser(tmp_path: Path) -> None:
     assert by_score[0] == "ada" and len(by_score) == 4
     assert 'data-sorted="2-desc"' in rendered("#sort=2-desc")
     links = re.findall(r'<a href="([^"]*)">', plain)
-    assert links == [f"{quote(inert_text(student), safe='')}/feedback.html" for student in sorted(attempts)]
-    assert "ada/feedback.html" in links
+    assert links == [f"{quote(inert_text(student), safe='')}/feedback-instructor.html"
+                     for student in sorted(attempts)]
+    assert "ada/feedback-instructor.html" in links

@@ -21,6 +21,7 @@ GOLDENS = Path(__file__).with_name("goldens")
 UPDATE = os.environ.get("GRADER_UPDATE_GOLDENS") == "1"
 NAMES = [name for name, _, _ in data.TESTS]
 MAX_SCORE = sum(points for _, points, _ in data.TESTS)
+HIDDEN = frozenset({"game"})  # the student's page withholds its failure text
 
 
 def written() -> dict[str, str]:
@@ -30,7 +31,9 @@ def written() -> dict[str, str]:
         "grades.csv": grades_csv(NAMES, MAX_SCORE, attempts),
         "grades-roster.csv": grades_csv(NAMES, MAX_SCORE, attempts, data.roster()),
         "summary.html": summary_html("toy", summarize(attempts, NAMES, MAX_SCORE)),
-        "feedback.html": feedback_html("toy", attempts[hostile]),
+        "feedback.html": feedback_html("toy", attempts[hostile], HIDDEN),
+        "feedback-instructor.html": feedback_html("toy", attempts[hostile], HIDDEN,
+                                                  instructor=True),
         "junit.xml": junit_xml(data.report_of(hostile)),
         "results.json": json.dumps(results_json(data.report_of(hostile)), indent=1) + "\n",
     }

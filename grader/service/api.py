@@ -1,0 +1,123 @@
+"""The JSON API: `POST /api/submissions`, `GET /api/submissions/ID`,
+`GET /api/assignments/NAME/grades.csv`. Token (Bearer) or session authentication; every refusal
+is a 4xx with `{"error": "one line"}`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFilesSent
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
+from django.views.decorators.csrf import csrf_exempt
+
+from grader.service import jobs
+from grader.service.course import Course
+from grader.service.models import Submission
+from grader.service.people import user_of_token
+from grader.service.policy import view
+from grader.service.setup import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES
+from grader.service.storage import UploadError
+
+
+def course() -> Course:
+    found: Course = settings.GRADER_COURSE
+    return found
+
+
+def error(message: str, status: int) -> JsonResponse:
+    response = JsonResponse({"error": message}, status=status)
+    if status == 401:
+        response["WWW-Authenticate"] = 'Bearer realm="grader"'
+    return response
+
+
+def caller(request: HttpRequest, session: bool = True) -> User | None:
+    """The user of a Bearer token, else (pages' scripts) the signed-in session's user."""
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        return user_of_token(token.strip()) if scheme.lower() == "bearer" else None
+    if session and request.user.is_authenticated and request.user.is_active:
+        user: User = request.user
+        return user
+    return None
+
+
+def upload_files(request: HttpRequest) -> tuple[str, list[tuple[str, bytes]]]:
+    """The form's `assignment` and `files`; an oversized or malformed body is an UploadError."""
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if not length.isdigit() or int(length) > MAX_UPLOAD_BYTES:
+        raise UploadError(f"the upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
+    try:
+        name = request.POST.get("assignment", "")
+        uploads = request.FILES.getlist("files")
+    except TooManyFilesSent as failure:
+        raise UploadError(f"too many files: at most {MAX_UPLOAD_FILES}") from failure
+    except RequestDataTooBig as failure:
+        raise UploadError(f"the upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB") from failure
+    except (MultiPartParserError, SuspiciousOperation) as failure:
+        raise UploadError("not a readable multipart form (fields 'assignment' and "
+                          "'files')") from failure
+    files = [(upload.name or "", upload.read()) for upload in uploads]
+    return name, files
+
+
+def submit(request: HttpRequest, user: User, name: str,
+           files: list[tuple[str, bytes]]) -> Submission:
+    """Accept a submission (raises Refused or UploadError)."""
+    assignment = course().assignment(name)
+    if assignment is None:
+        raise jobs.Refused(f"no assignment named '{name[:64]}'" if name else
+                           "the form needs an 'assignment' field", 404 if name else 400)
+    return jobs.accept(course(), user, assignment, files)
+
+
+@csrf_exempt  # token authentication only: a cross-site form cannot send an Authorization header
+def submissions(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return error("POST a multipart form with 'assignment' and 'files'", 405)
+    user = caller(request, session=False)
+    if user is None:
+        return error("no or wrong token: send Authorization: Bearer TOKEN", 401)
+    try:
+        name, files = upload_files(request)
+        sub = submit(request, user, name, files)
+    except jobs.Refused as refused:
+        return error(str(refused), refused.status)
+    except UploadError as bad:
+        status = 413 if "larger than" in str(bad) else 400
+        return error(str(bad), status)
+    return JsonResponse({"id": sub.id, "status": sub.status}, status=202)
+
+
+def submission(request: HttpRequest, ident: str) -> HttpResponse:
+    user = caller(request)
+    if user is None:
+        return error("no or wrong token: send Authorization: Bearer TOKEN", 401)
+    sub = Submission.objects.select_related("user").filter(pk=ident[:32]).first()
+    if sub is None or (sub.user_id != user.pk and not user.is_staff):
+        return error("no such submission", 404)
+    assignment = course().assignment(sub.assignment)
+    if assignment is None:
+        return error("no such submission", 404)
+    body: dict[str, Any] = view(sub, assignment, user, jobs.now())
+    return JsonResponse(body)
+
+
+def grades(request: HttpRequest, name: str) -> HttpResponse:
+    from grader.service.classes import grades_csv
+
+    user = caller(request)
+    if user is None:
+        return error("no or wrong token: send Authorization: Bearer TOKEN", 401)
+    if not user.is_staff:
+        return error("instructors only", 403)
+    assignment = course().assignment(name)
+    if assignment is None:
+        return error(f"no assignment named '{name[:64]}'", 404)
+    response = HttpResponse(grades_csv(course(), assignment), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{assignment.name}-grades.csv"'
+    return response

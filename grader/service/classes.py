@@ -1,0 +1,112 @@
+"""An assignment's class table (every roster student, submitted or not) and its grades.csv."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import User
+
+from grader.inert import csv_cell
+from grader.report.grades import number
+from grader.service.course import Assignment, Course
+from grader.service.models import Submission
+from grader.service.policy import counted
+
+MISSING = "missing"
+
+
+@dataclass
+class Row:
+    login: str
+    name: str
+    status: str
+    attempts: int
+    late_minutes: int | None = None
+    score: float | None = None
+    max_score: float | None = None
+    penalty: float | None = None
+    final_score: float | None = None
+    counted_id: str | None = None
+    points: dict[str, float] = field(default_factory=dict)
+
+
+def class_rows(course: Course, assignment: Assignment) -> list[Row]:
+    """One row per roster student (instructors left out), then anyone else who submitted."""
+    subs: dict[int, list[Submission]] = defaultdict(list)
+    for sub in Submission.objects.filter(assignment=assignment.name).order_by("number"):
+        subs[sub.user_id].append(sub)
+    users = {user.pk: user for user in User.objects.filter(is_staff=False)}
+    rows = []
+    for user in sorted(users.values(), key=lambda u: u.username):
+        mine = subs.get(user.pk, [])
+        row = Row(login=user.username, name=user.first_name,
+                  status=mine[-1].status if mine else MISSING, attempts=len(mine))
+        chosen = counted(mine, assignment.counts)
+        if chosen is not None and chosen.results is not None:
+            row.late_minutes = chosen.late_minutes
+            row.score, row.max_score = chosen.score, chosen.max_score
+            row.penalty, row.final_score = chosen.penalty, chosen.final_score
+            row.counted_id = chosen.id
+            row.points = {test["name"]: float(test["score"]) for test in chosen.results["tests"]}
+        rows.append(row)
+    return rows
+
+
+def regrade_changes(course: Course, assignment: Assignment) -> list[str]:
+    """Per regraded submission whose score moved, the lines `grader gradebook --changes` prints:
+    the score before and after, then each test whose points moved."""
+    from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, TestRow, change
+
+    path = course.gradebook_folder(assignment.name) / GRADEBOOK_NAME
+    if not path.is_file():
+        return []
+
+    def points(row: TestRow | None) -> str:
+        return "absent" if row is None else f"{row.verdict} {row.points:g}/{row.max_points:g}"
+
+    lines: list[str] = []
+    with Gradebook(path) as book:
+        for sub in Submission.objects.filter(assignment=assignment.name, generation__gt=1) \
+                .select_related("user").order_by("user__username", "number"):
+            before = book.keyed(f"{sub.id}#{sub.generation - 1}")
+            after = book.keyed(f"{sub.id}#{sub.generation}")
+            if before is None or after is None or before.score == after.score:
+                continue
+            moved = change(sub.user.username, before, after)
+            lines.append(f"{sub.user.username} (submission {sub.number}): {before.score:g}/"
+                         f"{before.max_score:g} -> {after.score:g}/{after.max_score:g} (graded "
+                         f"{before.graded_at} -> {after.graded_at})")
+            lines += [f"  {name}: {points(old)} -> {points(new)}" for name, old, new in moved.tests]
+    return lines
+
+
+def test_names(course: Course, assignment: Assignment) -> list[str]:
+    from grader.errors import UserError
+    from grader.service.course import suite_of
+    from grader.suite.load import load_suite
+
+    try:
+        return [test.name for test in load_suite(suite_of(course, assignment)).suite.tests]
+    except UserError:  # a suite being fixed: the pages still show the class
+        return []
+
+
+def grades_csv(course: Course, assignment: Assignment) -> str:
+    """login, name, status, attempts, late minutes, score, max, penalty, final score, each test."""
+    tests = test_names(course, assignment)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["login", "name", "status", "attempts", "late_minutes", "score", "max_score",
+                     "penalty", "final_score", *tests])
+    for row in class_rows(course, assignment):
+        def shown(value: float | int | None) -> str:
+            return "" if value is None else number(float(value))
+
+        writer.writerow([csv_cell(row.login), csv_cell(row.name), row.status, row.attempts,
+                         shown(row.late_minutes), shown(row.score), shown(row.max_score),
+                         shown(row.penalty), shown(row.final_score) if row.counted_id else "0",
+                         *(shown(row.points.get(name)) for name in tests)])
+    return buffer.getvalue()

@@ -1,0 +1,265 @@
+"""The course file (YAML) of `grader serve` and `grader tokens`, and its roster (CSV).
+
+Validated like a suite: every problem is one line naming the file, the line and the key. Nothing
+here needs the web framework: the service's settings are built from a `Course`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from grader.errors import UserError
+from grader.inert import inert_text
+from grader.suite.load import describe_error, line_of, parse_yaml
+from grader.suite.schema import LocatedError
+
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+LOGIN_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,149}$")
+MAX_ROSTER_BYTES = 16 * 1024 * 1024
+
+
+class CourseError(UserError):
+    """A course file or roster that cannot be used: one line naming the file (and line)."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PerMinute(Strict):
+    """Points off per minute late, at most `max` points (the weighted course's rule)."""
+
+    per_minute: Annotated[float, Field(gt=0)]
+    max: Annotated[float, Field(ge=0)] = math.inf
+
+
+class PerDay(Strict):
+    """A percentage of the maximum score off per started day late; refused after `max_days`."""
+
+    per_day_percent: Annotated[float, Field(gt=0, le=100)]
+    max_days: Annotated[int, Field(ge=0)]
+
+
+class Assignment(Strict):
+    name: Annotated[str, Field(pattern=NAME_PATTERN)]
+    exercise: str
+    opens: AwareDatetime | None = None
+    due: AwareDatetime
+    late: PerMinute | PerDay | Literal["none"] | None = None
+    counts: Literal["latest", "best"] = "latest"
+    attempts: Annotated[int, Field(ge=1)] | None = None
+    hidden: Literal["after_due", "never", "always"] = "after_due"
+
+    @model_validator(mode="after")
+    def _opens_before_due(self) -> Assignment:
+        if self.opens is not None and self.opens >= self.due:
+            raise ValueError("opens must come before due")
+        return self
+
+    def penalty(self, late_minutes: int, max_score: float) -> float:
+        """Points off for a submission `late_minutes` late (whole minutes, rounded up)."""
+        if late_minutes <= 0 or self.late is None or self.late == "none":
+            return 0.0
+        if isinstance(self.late, PerMinute):
+            return float(min(self.late.max, self.late.per_minute * late_minutes))
+        days = math.ceil(late_minutes / (24 * 60))
+        return max_score * min(100.0, self.late.per_day_percent * days) / 100
+
+    def closed(self, late_minutes: int) -> bool:
+        """Too late to submit at all (a per-day rule past its `max_days`)."""
+        return isinstance(self.late, PerDay) and late_minutes > self.late.max_days * 24 * 60
+
+    def late_rule(self) -> str:
+        if isinstance(self.late, PerMinute):
+            cap = "" if math.isinf(self.late.max) else f", at most {self.late.max:g}"
+            return f"{self.late.per_minute:g} point(s) off per minute late{cap}"
+        if isinstance(self.late, PerDay):
+            return (f"{self.late.per_day_percent:g}% off per day late, refused after "
+                    f"{self.late.max_days} day(s)")
+        return "no late penalty"
+
+
+class CourseSpec(Strict):
+    title: str
+    database: str | None = None
+    roster: str
+    instructors: list[str] = Field(default_factory=list)
+    assignments: list[Assignment]
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> CourseSpec:
+        names = [assignment.name for assignment in self.assignments]
+        for index, name in enumerate(names):
+            if name in names[:index]:
+                raise LocatedError(("assignments", index, "name"),
+                                   f"assignment '{name}' is named twice")
+        return self
+
+
+@dataclass
+class Person:
+    login: str
+    name: str
+    email: str
+    instructor: bool
+
+
+@dataclass
+class Course:
+    """A validated course file, its roster, and where the service keeps its files."""
+
+    spec: CourseSpec
+    path: Path
+    people: dict[str, Person] = field(default_factory=dict)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def database(self) -> str:
+        """A SQLite path, or a database URL (postgresql://...)."""
+        named = self.spec.database
+        if named is None:
+            return str(self.folder / f"{self.path.stem}.sqlite")
+        if "://" in named:
+            return named
+        return str(self.folder / named)
+
+    @property
+    def state(self) -> Path:
+        """The service's files: submissions (content-addressed), gradebooks, its secret key."""
+        return self.folder / f"{self.path.stem}-service"
+
+    def gradebook_folder(self, assignment: str) -> Path:
+        """Where an assignment's gradebook lives (`grader gradebook FOLDER` reads it)."""
+        return self.state / "gradebooks" / assignment
+
+    def assignment(self, name: str) -> Assignment | None:
+        return next((a for a in self.spec.assignments if a.name == name), None)
+
+
+def _located(path: Path, node: yaml.Node | None, error: ValidationError) -> CourseError:
+    first = error.errors()[0]
+    located = first.get("ctx", {}).get("error")
+    if isinstance(located, LocatedError):
+        first["loc"] = (*first["loc"], *located.loc)
+    line = line_of(node, tuple(first["loc"]))
+    where = f":{line}" if line else ""
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return CourseError(f"{path}{where}: {describe_error(dict(first))}{more}")
+
+
+def _suite_problem(course_dir: Path, exercise: str) -> str | None:
+    from grader.suite.load import load_suite
+
+    candidate = course_dir / exercise
+    target = str(candidate) if exercise.endswith((".yaml", ".yml")) else exercise
+    try:
+        load_suite(target)
+    except UserError as error:
+        return str(error)
+    return None
+
+
+def suite_of(course: Course, assignment: Assignment) -> str:
+    """What `load_suite` takes for the assignment's exercise (a path relative to the course)."""
+    if assignment.exercise.endswith((".yaml", ".yml")):
+        return str(course.folder / assignment.exercise)
+    return assignment.exercise
+
+
+def load_course(path: Path, check_suites: bool = True) -> Course:
+    """Read and validate a course file and its roster; every problem is one CourseError line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as error:
+        raise CourseError(f"{path}: no such course file") from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise CourseError(f"{path}: cannot read: {error}") from error
+    try:
+        node, data = parse_yaml(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise CourseError(f"{path}{where}: malformed YAML: "
+                          f"{getattr(error, 'problem', None) or error}") from error
+    if not isinstance(data, dict):
+        raise CourseError(f"{path}: a course file is a mapping with keys title, roster, "
+                          f"instructors, assignments")
+    try:
+        spec = CourseSpec.model_validate(data)
+    except ValidationError as error:
+        raise _located(path, node, error) from error
+    course = Course(spec=spec, path=path.resolve())
+    roster_path = course.folder / spec.roster
+    course.people = read_people(roster_path, set(spec.instructors))
+    for index, login in enumerate(spec.instructors):
+        if login not in course.people:
+            line = line_of(node, ("instructors", index))
+            raise CourseError(f"{path}:{line}: instructors.{index}: '{inert_text(login)}' is not "
+                              f"a login of the roster {roster_path}")
+    if check_suites:
+        for index, assignment in enumerate(spec.assignments):
+            problem = _suite_problem(course.folder, assignment.exercise)
+            if problem is not None:
+                line = line_of(node, ("assignments", index, "exercise"))
+                raise CourseError(f"{path}:{line}: assignments.{index}.exercise: {problem}")
+    return course
+
+
+def read_people(path: Path, instructors: set[str]) -> dict[str, Person]:
+    """The roster: a CSV with a `login` column (name, email and any others optional)."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise CourseError(f"{path}: cannot read the roster ({error.strerror or error})") from error
+    if len(data) > MAX_ROSTER_BYTES:
+        raise CourseError(f"{path}: the roster is larger than {MAX_ROSTER_BYTES // 2**20} MB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise CourseError(f"{path}: the roster is not UTF-8 text (byte {error.start})") from error
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        records = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    except csv.Error as error:
+        raise CourseError(f"{path}:{reader.line_num}: not a readable CSV file ({error})") from error
+    if not records:
+        raise CourseError(f"{path}: the roster is empty; it needs a header with a 'login' column")
+    header = [cell.strip() for cell in records[0][1]]
+    if "login" not in header:
+        raise CourseError(f"{path}:1: the header has no 'login' column (it has: "
+                          f"{inert_text(', '.join(header))})")
+    people: dict[str, Person] = {}
+    for line, row in records[1:]:
+        if len(row) != len(header):
+            raise CourseError(f"{path}:{line}: {len(row)} cells where the header has "
+                              f"{len(header)}")
+        cells: dict[str, Any] = dict(zip(header, (cell.strip() for cell in row), strict=True))
+        login = cells["login"]
+        if not LOGIN_PATTERN.match(login):
+            raise CourseError(f"{path}:{line}: login '{inert_text(login)}' is not a plain login "
+                              f"(letters, digits and . _ @ + -)")
+        if login in people:
+            raise CourseError(f"{path}:{line}: login '{login}' is listed twice")
+        people[login] = Person(login=login, name=inert_text(cells.get("name", "")),
+                               email=inert_text(cells.get("email", "")),
+                               instructor=login in instructors)
+    return people
+
+
+def late_minutes(submitted: datetime, due: datetime) -> int:
+    """Whole minutes after `due`, rounded up (0 when on time)."""
+    seconds = (submitted - due).total_seconds()
+    return math.ceil(seconds / 60) if seconds > 0 else 0

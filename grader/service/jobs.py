@@ -1,0 +1,121 @@
+"""Submissions as durable jobs: accepted (stored, committed), claimed by a worker, finished once.
+
+Every transition is one conditional UPDATE, so two workers never both own a job, and a worker
+that lost its job (it died and the job was queued again) cannot overwrite the new grading.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from grader.errors import UserError
+from grader.service.course import Assignment, Course, late_minutes
+from grader.service.models import ERROR, GRADED, QUEUED, RUNNING, Submission
+from grader.service.policy import due_for
+from grader.service.storage import bundle, store_blob
+
+MAX_TRIES = 3  # a job whose worker died this many times is an error, not tried forever
+
+
+class Refused(UserError):
+    """A submission the rules refuse, with the HTTP status that says why."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def accept(course: Course, user: User, assignment: Assignment,
+           files: list[tuple[str, bytes]]) -> Submission:
+    """Check, store the bytes, commit the row: only then is the submission accepted."""
+    moment = now()
+    if assignment.opens is not None and moment < assignment.opens:
+        raise Refused(f"{assignment.name} opens at {assignment.opens.isoformat()}", 403)
+    late = late_minutes(moment, due_for(assignment, user))
+    if assignment.closed(late):
+        raise Refused(f"{assignment.name} no longer accepts submissions (too late)", 403)
+    if assignment.attempts is not None and Submission.objects.filter(
+            user=user, assignment=assignment.name).count() >= assignment.attempts:
+        raise Refused(f"no attempt left: {assignment.name} allows {assignment.attempts}", 429)
+    data, names = bundle(files)
+    sha = store_blob(course.state, data)
+    for _ in range(5):
+        try:
+            with transaction.atomic():
+                taken = Submission.objects.filter(user=user, assignment=assignment.name).count()
+                if assignment.attempts is not None and taken >= assignment.attempts:
+                    raise Refused(f"no attempt left: {assignment.name} allows "
+                                  f"{assignment.attempts}", 429)
+                created: Submission = Submission.objects.create(
+                    id=uuid.uuid4().hex, user=user, assignment=assignment.name, number=taken + 1,
+                    submitted_at=moment, blob=sha, files=names, late_minutes=late)
+                return created
+        except IntegrityError:
+            continue  # another submission of the same student took the number: count again
+    raise Refused("too many submissions at once; try again", 503)
+
+
+def claim(worker: str) -> Submission | None:
+    """The oldest queued job, now running on `worker` (None when there is none)."""
+    for candidate in Submission.objects.filter(status=QUEUED).order_by("submitted_at")[:5]:
+        taken = Submission.objects.filter(pk=candidate.pk, status=QUEUED).update(
+            status=RUNNING, worker=worker, heartbeat=now(), tries=F("tries") + 1, progress="")
+        if taken:
+            claimed: Submission = Submission.objects.select_related("user").get(pk=candidate.pk)
+            return claimed
+    return None
+
+
+def progress(sub: Submission, worker: str, text: str) -> bool:
+    """Say how far the grading is; False when the job is no longer this worker's."""
+    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker)
+                .update(progress=text[:200], heartbeat=now()))
+
+
+def finish(sub: Submission, worker: str, results: dict[str, Any], attempt: int,
+           penalty: float, failed: bool = False) -> bool:
+    """Record the grading (once: only while the job is still this worker's); `failed`: the
+    grader's own error (JE), shown as status error."""
+    score = float(results["score"])
+    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker).update(
+        status=ERROR if failed else GRADED, results=json.loads(json.dumps(results)), score=score,
+        max_score=float(results["extra_data"]["max_score"]), penalty=penalty,
+        final_score=max(0.0, score - penalty), attempt=attempt, graded_at=now(), progress=""))
+
+
+def fail(sub: Submission, worker: str, why: str) -> bool:
+    """The job cannot be graded at all (its assignment or suite is gone or broken): an error
+    that says why; a regrade once fixed grades it."""
+    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker)
+                .update(status=ERROR, progress=why[:200]))
+
+
+def requeue(workers_gone: list[str] | None = None) -> int:
+    """Queue again the running jobs of workers that are gone (all running jobs when None); a job
+    tried MAX_TRIES times becomes an error."""
+    running = Submission.objects.filter(status=RUNNING)
+    if workers_gone is not None:
+        running = running.filter(worker__in=workers_gone)
+    failed: int = running.filter(tries__gte=MAX_TRIES).update(
+        status=ERROR, progress=f"grading stopped {MAX_TRIES} times (its worker died)")
+    again: int = running.filter(tries__lt=MAX_TRIES).update(status=QUEUED, worker="", progress="")
+    return failed + again
+
+
+def regrade(assignment: str, tests: list[str] | None = None) -> int:
+    """Queue every graded submission of `assignment` again (only `tests`, when named)."""
+    count: int = Submission.objects.filter(assignment=assignment, status__in=[GRADED, ERROR]) \
+        .update(status=QUEUED, generation=F("generation") + 1, only_tests=tests or None, tries=0,
+                worker="", progress="")
+    return count

@@ -1,0 +1,213 @@
+"""The web pages: sign in with a token, assignments and uploads, a submission's page (it follows
+its grading, then shows the student-safe feedback), and the instructors' pages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import login, logout
+from django.contrib.auth.models import User
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from grader.service import jobs
+from grader.service.api import course, grades, submit, upload_files
+from grader.service.classes import class_rows, regrade_changes, test_names
+from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
+from grader.service.people import user_of_token
+from grader.service.policy import due_for, view
+from grader.service.storage import UploadError
+
+STATIC = Path(__file__).resolve().parent / "static"
+STATIC_FILES = {"grader.js": "text/javascript", "grader.css": "text/css"}
+# No inline script or style anywhere: what a submission printed can never run in a page.
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+
+
+def content_security_policy(get_response: Callable[[HttpRequest], HttpResponse]
+                            ) -> Callable[[HttpRequest], HttpResponse]:
+    """Middleware: every response carries the Content-Security-Policy."""
+    def middleware(request: HttpRequest) -> HttpResponse:
+        response = get_response(request)
+        response["Content-Security-Policy"] = CSP
+        return response
+    return middleware
+
+
+def static(request: HttpRequest, name: str) -> HttpResponse:
+    if name not in STATIC_FILES:
+        raise Http404(name)
+    return FileResponse((STATIC / name).open("rb"), content_type=STATIC_FILES[name])
+
+
+def signed_in(request: HttpRequest) -> User | None:
+    if request.user.is_authenticated and request.user.is_active:
+        user: User = request.user
+        return user
+    return None
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    problem = ""
+    if request.method == "POST":  # CSRF-checked by the middleware
+        user = user_of_token(request.POST.get("token", "").strip())
+        if user is not None:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect("/")
+        problem = "That token signs nobody in."
+    user = signed_in(request)
+    if user is None:
+        return render(request, "service/signin.html",
+                      {"title": course().spec.title, "problem": problem},
+                      status=401 if problem else 200)
+    moment = jobs.now()
+    assignments = []
+    for assignment in course().spec.assignments:
+        used = Submission.objects.filter(user=user, assignment=assignment.name).count()
+        left = None if assignment.attempts is None else max(0, assignment.attempts - used)
+        assignments.append({"a": assignment, "due": due_for(assignment, user), "left": left,
+                            "open": assignment.opens is None or assignment.opens <= moment})
+    history = Submission.objects.filter(user=user).order_by("-submitted_at")[:50]
+    return render(request, "service/home.html", {"title": course().spec.title, "user": user,
+                                                 "assignments": assignments,
+                                                 "history": history})
+
+
+@require_POST
+def signout(request: HttpRequest) -> HttpResponse:
+    logout(request)
+    return redirect("/")
+
+
+def assignment_page(request: HttpRequest, name: str) -> HttpResponse:
+    user = signed_in(request)
+    if user is None:
+        return redirect("/")
+    assignment = course().assignment(name)
+    if assignment is None:
+        raise Http404(name)
+    problem, status = "", 200
+    if request.method == "POST":
+        try:
+            _, files = upload_files(request)
+            sub = submit(request, user, name, files)
+            return redirect(f"/submissions/{sub.id}")
+        except jobs.Refused as refused:
+            problem, status = str(refused), refused.status
+        except UploadError as bad:
+            problem, status = str(bad), 413 if "larger than" in str(bad) else 400
+    used = Submission.objects.filter(user=user, assignment=name).count()
+    return render(request, "service/assignment.html",
+                  {"a": assignment, "due": due_for(assignment, user), "problem": problem,
+                   "left": None if assignment.attempts is None else assignment.attempts - used,
+                   "mine": Submission.objects.filter(user=user, assignment=name)
+                   .order_by("-number")}, status=status)
+
+
+def submission_page(request: HttpRequest, ident: str) -> HttpResponse:
+    user = signed_in(request)
+    if user is None:
+        return redirect("/")
+    sub = Submission.objects.select_related("user").filter(pk=ident[:32]).first()
+    if sub is None or (sub.user_id != user.pk and not user.is_staff):
+        raise Http404("no such submission")
+    assignment = course().assignment(sub.assignment)
+    if assignment is None:
+        raise Http404("no such submission")
+    data: dict[str, Any] = view(sub, assignment, user, jobs.now())
+    return render(request, "service/submission.html", {"s": data, "sub": sub, "a": assignment})
+
+
+def _instructor(request: HttpRequest) -> User:
+    user = signed_in(request)
+    if user is None or not user.is_staff:
+        raise PermissionError
+    return user
+
+
+def staff_only(page: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if signed_in(request) is None:
+            return redirect("/")
+        try:
+            _instructor(request)
+        except PermissionError:
+            return HttpResponse("instructors only", status=403, content_type="text/plain")
+        return page(request, *args, **kwargs)
+    return guarded
+
+
+@staff_only
+def instructor_home(request: HttpRequest) -> HttpResponse:
+    queue = Submission.objects.filter(status__in=[QUEUED, RUNNING]).select_related("user") \
+        .order_by("submitted_at")[:200]
+    return render(request, "service/instructor.html",
+                  {"title": course().spec.title, "assignments": course().spec.assignments,
+                   "queue": queue,
+                   "queued": Submission.objects.filter(status=QUEUED).count(),
+                   "running": Submission.objects.filter(status=RUNNING).count()})
+
+
+def _assignment_or_404(name: str) -> Any:
+    assignment = course().assignment(name)
+    if assignment is None:
+        raise Http404(name)
+    return assignment
+
+
+@staff_only
+def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
+    assignment = _assignment_or_404(name)
+    return render(request, "service/class.html",
+                  {"a": assignment, "rows": class_rows(course(), assignment),
+                   "tests": test_names(course(), assignment),
+                   "changes": regrade_changes(course(), assignment),
+                   "released": Release.objects.filter(assignment=name).first(),
+                   "extensions": Extension.objects.filter(assignment=name).select_related("user"),
+                   "message": request.GET.get("done", "")[:200]})
+
+
+@staff_only
+@require_POST
+def regrade(request: HttpRequest, name: str) -> HttpResponse:
+    assignment = _assignment_or_404(name)
+    test = request.POST.get("test", "")
+    if test and test not in test_names(course(), assignment):
+        return HttpResponse("no such test", status=400, content_type="text/plain")
+    count = jobs.regrade(name, [test] if test else None)
+    return redirect(f"/instructor/{name}?done=regrading+{count}+submission(s)")
+
+
+@staff_only
+@require_POST
+def release(request: HttpRequest, name: str) -> HttpResponse:
+    _assignment_or_404(name)
+    Release.objects.get_or_create(assignment=name, defaults={"released_at": jobs.now()})
+    return redirect(f"/instructor/{name}?done=hidden+results+released")
+
+
+@staff_only
+@require_POST
+def extension(request: HttpRequest, name: str) -> HttpResponse:
+    _assignment_or_404(name)
+    user = User.objects.filter(username=request.POST.get("login", "")).first()
+    try:
+        due = datetime.fromisoformat(request.POST.get("due", ""))
+    except ValueError:
+        return HttpResponse("due: an ISO date and time with its zone, e.g. "
+                            "2026-12-03T23:59:00+00:00", status=400, content_type="text/plain")
+    if user is None or due.tzinfo is None:
+        return HttpResponse("no such login, or a due date without its time zone", status=400,
+                            content_type="text/plain")
+    Extension.objects.update_or_create(user=user, assignment=name, defaults={"due": due})
+    return redirect(f"/instructor/{name}?done=extension+saved")
+
+
+@staff_only
+def grades_page(request: HttpRequest, name: str) -> HttpResponse:
+    return grades(request, name)

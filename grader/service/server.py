@@ -1,0 +1,109 @@
+"""`grader serve`: the web application (waitress, a production WSGI server) and the grading
+workers it keeps running: a worker that dies has its job queued again and is replaced."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+from grader.service.course import Course
+from grader.service.setup import MAX_UPLOAD_BYTES
+
+SUPERVISE_EVERY_S = 0.5
+STOP_GRACE_S = 10.0
+
+
+class Workers:
+    """`count` worker processes, each restarted when it ends, its running job queued again."""
+
+    def __init__(self, course: Course, count: int, sandbox: str | None,
+                 scheduler: str | None = None) -> None:
+        self.course = course
+        self.scheduler = scheduler
+        self.count = count
+        self.sandbox = sandbox
+        self.instance = uuid.uuid4().hex[:8]
+        self.running: dict[str, subprocess.Popen[bytes]] = {}
+        self.started = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._supervise, name="workers", daemon=True)
+
+    def _spawn(self) -> None:
+        self.started += 1
+        process = subprocess.Popen(
+            [sys.executable, "-m", "grader.service.worker", str(self.course.path), self.instance,
+             "--parent", str(os.getpid()), *(["--sandbox", self.sandbox] if self.sandbox else []),
+             *(["--scheduler", self.scheduler] if self.scheduler else [])],
+            stdin=subprocess.DEVNULL)
+        self.running[f"{self.instance}-{process.pid}"] = process  # the worker's name for itself
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def _supervise(self) -> None:
+        # Spawned from this one long-lived thread: the workers' parent-death signal is tied to it.
+        from grader.service import jobs
+
+        while not self.stopping.is_set():
+            gone = [name for name, process in self.running.items() if process.poll() is not None]
+            if gone:
+                for name in gone:
+                    del self.running[name]
+                jobs.requeue(gone)
+            while len(self.running) < self.count and not self.stopping.is_set():
+                self._spawn()
+            self.stopping.wait(SUPERVISE_EVERY_S)
+        for process in self.running.values():
+            with contextlib.suppress(OSError):
+                process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        for process in self.running.values():
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        jobs.requeue(list(self.running))
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join()
+
+
+def serve(course: Course, host: str, port: int, workers: int, sandbox: str | None,
+          scheduler: str | None = None, threads: int = 8) -> None:
+    """Serve until SIGINT or SIGTERM: the database migrated, jobs of a previous run queued again."""
+    from waitress.server import create_server
+
+    from grader.service.setup import configure, migrate
+
+    configure(course)
+    migrate()
+    from grader.service import jobs  # models: after Django is configured
+    from grader.service.people import sync_roster
+
+    sync_roster(course)
+    requeued = jobs.requeue()  # whatever was running when the service last stopped
+    from django.core.wsgi import get_wsgi_application
+
+    application = get_wsgi_application()
+    server = create_server(application, host=host, port=port, threads=threads,
+                           max_request_body_size=2 * MAX_UPLOAD_BYTES,
+                           ident="grader")
+    pool = Workers(course, workers, sandbox, scheduler)
+    pool.start()
+    address = f"http://{host}:{server.effective_port}/"
+    where = f" dispatching to the Dask scheduler at {scheduler}" if scheduler else ""
+    print(f"serving {course.spec.title} on {address} with {workers} worker(s){where}; "
+          f"{requeued} job(s) from before queued again", flush=True)
+    try:
+        server.run()  # until SIGINT or SIGTERM (KeyboardInterrupt, for the CLI's exit status)
+    finally:
+        pool.stop()
+        server.close()

@@ -1,0 +1,109 @@
+"""Django configured from a course file: database, secret key, applications, middleware."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from grader.service.course import Course, CourseError
+
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # one submission's request body
+MAX_UPLOAD_FILES = 20
+
+
+def secret_key(state: Path) -> str:
+    """The course's secret key (sessions, CSRF, token digests), created once, readable by us only."""
+    path = state / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    state.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+def database(course: Course) -> dict[str, Any]:
+    """SQLite (a path; WAL, durable commits) or PostgreSQL (a postgresql:// URL)."""
+    named = course.database
+    if "://" not in named:
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": named,
+                "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE",
+                            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"}}
+    url = urlsplit(named)
+    if url.scheme not in {"postgres", "postgresql"}:
+        raise CourseError(f"{course.path}: database: only SQLite paths and postgresql:// URLs")
+    return {"ENGINE": "django.db.backends.postgresql", "NAME": url.path.lstrip("/"),
+            "USER": unquote(url.username or ""), "PASSWORD": unquote(url.password or ""),
+            "HOST": url.hostname or "", "PORT": str(url.port or "")}
+
+
+def configure(course: Course, debug: bool = False) -> None:
+    """Configure Django for `course` (once per process) and migrate its database."""
+    import django
+    from django.conf import settings
+
+    if settings.configured:
+        return
+    settings.configure(
+        DEBUG=debug,
+        SECRET_KEY=secret_key(course.state),
+        ALLOWED_HOSTS=["*"],
+        DATABASES={"default": database(course)},
+        INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth",
+                        "django.contrib.sessions", "grader.service"],
+        MIDDLEWARE=["django.middleware.security.SecurityMiddleware",
+                    "django.contrib.sessions.middleware.SessionMiddleware",
+                    "django.middleware.common.CommonMiddleware",
+                    "django.middleware.csrf.CsrfViewMiddleware",
+                    "django.contrib.auth.middleware.AuthenticationMiddleware",
+                    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+                    "grader.service.pages.content_security_policy"],
+        ROOT_URLCONF="grader.service.urls",
+        TEMPLATES=[{"BACKEND": "django.template.backends.django.DjangoTemplates",
+                    "APP_DIRS": True,
+                    "OPTIONS": {"context_processors": ["django.template.context_processors.request",
+                                                       "django.contrib.auth.context_processors.auth"]}}],
+        USE_TZ=True,
+        TIME_ZONE="UTC",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        CSRF_COOKIE_SAMESITE="Lax",
+        SECURE_CONTENT_TYPE_NOSNIFF=True,
+        X_FRAME_OPTIONS="DENY",
+        DATA_UPLOAD_MAX_MEMORY_SIZE=MAX_UPLOAD_BYTES,
+        FILE_UPLOAD_MAX_MEMORY_SIZE=MAX_UPLOAD_BYTES,
+        DATA_UPLOAD_MAX_NUMBER_FILES=MAX_UPLOAD_FILES,
+        DATA_UPLOAD_MAX_NUMBER_FIELDS=100,
+        LOGIN_URL="/",
+        GRADER_COURSE=course,
+        LOGGING_CONFIG=None,
+    )
+    django.setup()
+
+
+def migrate() -> None:
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def configure_without_course() -> None:
+    """Django configured with no course and no database, so that the service's modules can be
+    imported (its models need configured settings) by tools that only read them: doctests."""
+    import django
+    from django.conf import settings
+
+    if settings.configured:
+        return
+    settings.configure(INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth",
+                                       "django.contrib.sessions", "grader.service"],
+                       DATABASES={}, USE_TZ=True, ROOT_URLCONF="grader.service.urls",
+                       GRADER_COURSE=None)
+    django.setup()

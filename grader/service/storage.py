@@ -1,0 +1,90 @@
+"""Submitted files, checked and stored durably by content (a .zip named by its SHA-256)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import tempfile
+import zipfile
+from pathlib import Path
+
+from grader.errors import UserError
+from grader.inert import inert_text
+from grader.run.submission import MAX_FILE_BYTES, SubmissionError, files_of
+from grader.service.setup import MAX_UPLOAD_FILES
+
+PLAIN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+class UploadError(UserError):
+    """An upload that cannot be accepted: one line for the student."""
+
+
+def bundle(files: list[tuple[str, bytes]]) -> tuple[bytes, list[str]]:
+    """The submission as one .zip and its file names: one .zip as sent (after the same checks as
+    grading), or plain files zipped in a fixed order with fixed times (same files, same bytes)."""
+    if not files:
+        raise UploadError("no file: send one or more 'files' (or one .zip)")
+    if len(files) > MAX_UPLOAD_FILES:
+        raise UploadError(f"too many files: at most {MAX_UPLOAD_FILES}")
+    names = [name for name, _ in files]
+    for name, data in files:
+        if not PLAIN_NAME.match(name):
+            raise UploadError(f"'{inert_text(name)[:100]}' is not a plain file name (letters, "
+                              f"digits, '_', '-' and '.', no folder)")
+        if len(data) > MAX_FILE_BYTES:
+            raise UploadError(f"{name}: larger than {MAX_FILE_BYTES // 2**20} MB")
+    if len(set(names)) != len(names):
+        raise UploadError("the same file name was sent twice")
+    archives = [name for name in names if name.lower().endswith(".zip")]
+    if archives:
+        if len(files) > 1:
+            raise UploadError("send one .zip alone, or plain files without a .zip")
+        data = files[0][1]
+        with tempfile.TemporaryDirectory(prefix="grader-upload-") as scratch:
+            path = Path(scratch) / "upload.zip"
+            path.write_bytes(data)
+            try:
+                inside = files_of(path)
+            except SubmissionError as error:
+                raise UploadError(str(error).replace(str(path), files[0][0])) from error
+        if not inside:
+            raise UploadError(f"{files[0][0]}: the archive holds no file")
+        return data, sorted(inside)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in sorted(files):
+            archive.writestr(zipfile.ZipInfo(name, FIXED_TIME), data)
+    return buffer.getvalue(), sorted(names)
+
+
+def blob_path(state: Path, sha: str) -> Path:
+    return state / "blobs" / sha[:2] / f"{sha}.zip"
+
+
+def store_blob(state: Path, data: bytes) -> str:
+    """Write `data` under its SHA-256 (once; fsynced, then renamed in place); returns the hash."""
+    sha = hashlib.sha256(data).hexdigest()
+    path = blob_path(state, sha)
+    if path.is_file() and path.stat().st_size == len(data):
+        return sha
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".incoming-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+    return sha

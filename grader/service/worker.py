@@ -1,0 +1,175 @@
+"""A grading worker: a process of its own that takes queued submissions and grades them with the
+grading engine, until its parent (`grader serve`) ends.
+
+`python -m grader.service.worker COURSE INSTANCE --parent PID [--sandbox LEVEL]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import signal
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from grader.batch import identity as ids
+from grader.cluster.grading import failed_report, status_of
+from grader.errors import UserError
+from grader.judge.grade import grade, select_tests
+from grader.judge.verdicts import TestResult, Verdict
+from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, attempt_from_results
+from grader.report.reports import results_json
+from grader.run.submission import SubmissionError, is_empty
+from grader.service.course import Course, load_course, suite_of
+from grader.service.storage import blob_path
+from grader.suite.load import LoadedSuite, load_suite
+
+IDLE_S = 0.2
+PROGRESS_EVERY_S = 0.5
+PR_SET_PDEATHSIG = 1
+
+
+class Lost(Exception):
+    """The job is no longer this worker's (queued again after it was thought dead)."""
+
+
+def grade_payload(loaded: LoadedSuite, source: Path, names: list[str] | None,
+                  sandbox: str | None, on_result: Any) -> tuple[dict[str, Any], str]:
+    """results.json data and status of one grading, as a batch grades (`grade_one`)."""
+    if is_empty(source):
+        return results_json(failed_report(loaded, source, "the submission holds no file")), "empty"
+    try:
+        report = grade(loaded, source, names=names, sandbox=sandbox, on_result=on_result)
+        return results_json(report), status_of(report)
+    except SubmissionError as error:
+        return results_json(failed_report(loaded, source, str(error))), "corrupt"
+    except (Lost, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        report = failed_report(loaded, source, f"grader error: {error!r}", Verdict.JE)
+        return results_json(report), "JE"
+
+
+def merged(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
+    """A regrade of some tests laid over the previous full results."""
+    if not before:
+        return after
+    fresh = {test["name"]: test for test in after["tests"]}
+    tests = [fresh.get(test["name"], test) for test in before["tests"]]
+    data = dict(before)
+    data.update(tests=tests, score=sum(float(test["score"]) for test in tests))
+    data["extra_data"] = {**before.get("extra_data", {}), **after.get("extra_data", {}),
+                          "max_score": sum(float(test["max_score"]) for test in tests)}
+    return data
+
+
+def grade_job(course: Course, worker: str, sandbox: str | None, remote: Any = None) -> bool:
+    """Claim and grade one job (here, or on the cluster of `remote`, a `Remote`); False when the
+    queue was empty."""
+    from grader.service import jobs
+
+    sub = jobs.claim(worker)
+    if sub is None:
+        return False
+    assignment = course.assignment(sub.assignment)
+    if assignment is None:
+        jobs.fail(sub, worker, f"the course has no assignment {sub.assignment} any more")
+        return True
+    try:
+        loaded = load_suite(suite_of(course, assignment))
+    except UserError as error:
+        jobs.fail(sub, worker, f"the suite cannot be loaded: {error}")
+        return True
+    source = blob_path(course.state, sub.blob)
+    names = list(sub.only_tests) if sub.only_tests else None
+    total = len(select_tests(loaded, False, names))
+    done = 0
+    jobs.progress(sub, worker, f"test 1 of {total}")
+    said = time.monotonic()
+
+    def on_result(result: TestResult) -> None:
+        """Say how far the grading is (at most every PROGRESS_EVERY_S: each is a commit)."""
+        nonlocal done, said
+        done += 1
+        if time.monotonic() - said < PROGRESS_EVERY_S:
+            return
+        said = time.monotonic()
+        if not jobs.progress(sub, worker, f"test {min(done + 1, total)} of {total}"):
+            raise Lost(sub.id)
+
+    try:
+        if remote is not None and names is None:  # a regrade of some tests runs here
+            jobs.progress(sub, worker, "grading on the cluster")
+            data, status = remote.grade(loaded, source, f"{sub.id}-{sub.generation}")
+            data["extra_data"]["executor"] = f"dask {remote.scheduler}"
+        else:
+            data, status = grade_payload(loaded, source, names, sandbox, on_result)
+    except Lost:
+        return True
+    if names:
+        data = merged(sub.results, data)
+    graded_at = datetime.now(UTC).isoformat(timespec="seconds")
+    identity = ids.identity_of(loaded, source, ids.suite_fingerprint(loaded),
+                               ids.expectations_fingerprint(loaded))
+    data["extra_data"].update(student=sub.user.username, status=status, graded_at=graded_at,
+                              submission=sub.id, **identity.as_dict())
+    attempt = attempt_from_results(sub.user.username, identity.as_dict(), status, data, graded_at)
+    folder = course.gradebook_folder(assignment.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    with Gradebook(folder / GRADEBOOK_NAME) as book:
+        book.claim(loaded.name)
+        number = book.add(attempt, key=f"{sub.id}#{sub.generation}")
+    penalty = assignment.penalty(sub.late_minutes, float(data["extra_data"]["max_score"]))
+    jobs.finish(sub, worker, data, number, penalty, failed=status == "JE")
+    return True
+
+
+def _stop(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise SystemExit(128 + signum)
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGTERM when the service ends, however it ends (SIGKILL included)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:
+        raise SystemExit(143)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="grader.service.worker")
+    parser.add_argument("course", type=Path)
+    parser.add_argument("instance", help="the service's instance; the worker is INSTANCE-PID")
+    parser.add_argument("--parent", type=int, required=True)
+    parser.add_argument("--sandbox")
+    parser.add_argument("--scheduler", help="grade on this Dask scheduler")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(args.parent)
+    from grader.service.setup import configure
+
+    course = load_course(args.course)
+    configure(course)
+    worker = f"{args.instance}-{os.getpid()}"
+    remote = None
+    if args.scheduler:
+        from grader.service.remote import Remote
+
+        remote = Remote(args.scheduler, args.sandbox)
+    try:
+        while True:
+            if not grade_job(course, worker, args.sandbox, remote):
+                time.sleep(IDLE_S)
+    finally:
+        if remote is not None:
+            remote.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""The course file and roster: every problem one line naming the file and line; `grader tokens`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.service.course import CourseError, PerDay, PerMinute, late_minutes, load_course
+from tests.grader.service.conftest import COURSE, ROSTER, grader, write_course
+
+GOOD = """\
+title: t
+roster: roster.csv
+instructors: [alice]
+assignments:
+  - name: bitgrid-1
+    exercise: bitgrid
+    due: 2026-12-01T23:59:00Z
+"""
+
+
+@pytest.mark.parametrize(("text", "line", "says"), [
+    (GOOD.replace("title: t", "title: t\ncolour: red"), 2, "colour: unknown key"),
+    (GOOD.replace("due: 2026-12-01T23:59:00Z", "due: tomorrow"), 7, "assignments.0.due"),
+    (GOOD.replace("due: 2026-12-01T23:59:00Z", "due: 2026-12-01T23:59:00"), 7, "timezone"),
+    (GOOD.replace("[alice]", "[alice, mallory]"), 3, "'mallory' is not a login of the roster"),
+    (GOOD.replace("exercise: bitgrid", "exercise: nosuch"), 6, "assignments.0.exercise"),
+    (GOOD.replace("name: bitgrid-1", "name: ../etc"), 5, "assignments.0.name"),
+    (GOOD + "    late: {per_minute: 1, max: 100, extra: 1}\n", 8, "assignments.0.late"),
+    (GOOD + "    counts: first\n", 8, "assignments.0.counts"),
+    (GOOD + "    attempts: 0\n", 8, "assignments.0.attempts"),
+    (GOOD + "  - name: bitgrid-1\n    exercise: bitgrid\n    due: 2026-12-02T00:00:00Z\n", 8,
+     "named twice"),
+    (GOOD + "    opens: 2026-12-05T00:00:00Z\n", 5, "opens must come before due"),
+    ("title: t\nroster: [unclosed\n", 3, "malformed YAML"),
+])
+def test_a_bad_course_file_is_one_located_line(tmp_path: Path, text: str, line: int,
+                                               says: str) -> None:
+    path = write_course(tmp_path, text, "login,name\nalice,A\n")
+    with pytest.raises(CourseError) as caught:
+        load_course(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:{line}: "), message
+    assert says in message and "\n" not in message
+
+
+@pytest.mark.parametrize(("roster", "says"), [
+    ("name\nalice\n", "roster.csv:1: the header has no 'login' column"),
+    ("login\nalice\nalice\n", "roster.csv:3: login 'alice' is listed twice"),
+    ("login,name\nalice\n", "roster.csv:2: 1 cells where the header has 2"),
+    ("login\n../alice\n", "roster.csv:2: login '../alice' is not a plain login"),
+    ("login\n<b>x\n", "is not a plain login"),
+])
+def test_a_bad_roster_is_one_located_line(tmp_path: Path, roster: str, says: str) -> None:
+    path = write_course(tmp_path, GOOD, roster)
+    with pytest.raises(CourseError, match="roster"):
+        load_course(path)
+    with pytest.raises(CourseError) as caught:
+        load_course(path)
+    assert says in str(caught.value)
+
+
+def test_the_issue_s_example_loads(tmp_path: Path) -> None:
+    course = load_course(write_course(tmp_path, COURSE, ROSTER))
+    assert [a.name for a in course.spec.assignments][:2] == ["open", "past"]
+    assert course.database == str(tmp_path / "course.sqlite")
+    assert course.people["alice"].instructor and not course.people["bob"].instructor
+
+
+def test_late_rules() -> None:
+    per_minute = PerMinute(per_minute=1, max=100)
+    assert per_minute.per_minute == 1
+    from datetime import UTC, datetime, timedelta
+
+    due = datetime(2026, 12, 1, 23, 59, tzinfo=UTC)
+    assert late_minutes(due, due) == 0
+    assert late_minutes(due + timedelta(seconds=1), due) == 1
+    assert late_minutes(due + timedelta(minutes=150), due) == 150
+    assert late_minutes(due - timedelta(days=1), due) == 0
+    from grader.service.course import Assignment
+
+    weighted = Assignment(name="a", exercise="bitgrid", due=due, late=per_minute)
+    assert weighted.penalty(0, 40) == 0 and weighted.penalty(7, 40) == 7
+    assert weighted.penalty(500, 40) == 100
+    daily = Assignment(name="a", exercise="bitgrid", due=due,
+                       late=PerDay(per_day_percent=10, max_days=3))
+    assert daily.penalty(1, 40) == 4 and daily.penalty(24 * 60 + 1, 40) == 8
+    assert not daily.closed(3 * 24 * 60) and daily.closed(3 * 24 * 60 + 1)
+
+
+def test_grader_tokens_prints_csv_once_and_reissues_named_logins(tmp_path: Path) -> None:
+    path = write_course(tmp_path, GOOD, "login,name\nalice,A\nbob,B\n")
+    first = grader("tokens", str(path))
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert [line.split(",")[0] for line in lines] == ["alice", "bob"]
+    assert all(len(line.split(",")[1]) >= 40 for line in lines)
+    again = grader("tokens", str(path))
+    assert again.returncode == 0 and again.stdout == ""  # everyone has one
+    bob = grader("tokens", str(path), "bob")
+    assert bob.stdout.startswith("bob,") and bob.stdout != lines[1] + "\n"
+    unknown = grader("tokens", str(path), "mallory")
+    assert unknown.returncode == 3 and "no login mallory in the roster" in unknown.stderr
+    bad = write_course(tmp_path / "bad", GOOD.replace("title: t", "titel: t"), "login\nalice\n")
+    broken = grader("tokens", str(bad))
+    assert broken.returncode == 3
+    assert broken.stderr.strip().splitlines() == [f"error: {bad}:1: title: required key is "
+                                                  f"missing (and 1 more)"]
+
+
+def test_the_database_is_sqlite_beside_the_course_or_a_postgresql_url(tmp_path: Path) -> None:
+    from grader.service.setup import database, secret_key
+
+    course = load_course(write_course(tmp_path, GOOD, "login\nalice\n"))
+    sqlite = database(course)
+    assert sqlite["ENGINE"] == "django.db.backends.sqlite3"
+    assert sqlite["NAME"] == str(tmp_path / "course.sqlite")
+    assert "synchronous=FULL" in sqlite["OPTIONS"]["init_command"]
+    postgres = load_course(write_course(
+        tmp_path / "pg", GOOD.replace("roster:", "database: postgresql://grader:s%40cret@db:5433/"
+                                      "autumn\nroster:"), "login\nalice\n"))
+    settings = database(postgres)
+    assert (settings["ENGINE"], settings["NAME"], settings["USER"], settings["PASSWORD"],
+            settings["HOST"], settings["PORT"]) == ("django.db.backends.postgresql", "autumn",
+                                                    "grader", "s@cret", "db", "5433")
+    mysql = load_course(write_course(tmp_path / "my", GOOD.replace(
+        "roster:", "database: mysql://db/x\nroster:"), "login\nalice\n"))
+    with pytest.raises(CourseError, match="only SQLite paths and postgresql:// URLs"):
+        database(mysql)
+    key = secret_key(course.state)
+    assert key == secret_key(course.state) and len(key) >= 40
+    assert (course.state / "secret_key").stat().st_mode & 0o777 == 0o600
