@@ -33,6 +33,14 @@ def positions_searched(tree: Any, depth: int) -> int:
     return searches(tree, depth)
 
 
+def minimax_positions_searched(tree: Any, depth: int) -> int:
+    """The positions one minimax search of `tree` (`get_optimal_move`), `depth` moves deep, looks
+    up in the table: the course's minimax asks the table about every position it searches, as
+    its alpha-beta does. The grader holds the count against the reference's (`at_most`).
+    """
+    return searches(tree, depth, minimax=True)
+
+
 def asked_the_table(count: int) -> bool:
     """Whether a search that looked up `count` positions used the table at all.
 
@@ -42,11 +50,12 @@ def asked_the_table(count: int) -> bool:
     return count > 0
 
 
-def searches(tree: Any, depth: int) -> int:
-    """The number of positions one alpha-beta search of `tree` looks up in the table.
+def searches(tree: Any, depth: int, minimax: bool = False) -> int:
+    """The number of positions one alpha-beta (or, with `minimax`, minimax) search of `tree`
+    looks up in the table.
 
-    The search runs `depth` moves deep with the drivers' window (-WIN_SCORE - 1,
-    WIN_SCORE + 1) and a new table (the given `get_instance` creates one once the old one is
+    The search runs `depth` moves deep (alpha-beta with the drivers' window (-WIN_SCORE - 1,
+    WIN_SCORE + 1)) and a new table (the given `get_instance` creates one once the old one is
     dropped).
     """
     table_class = sys.modules["hashtable"].BoardHashTable
@@ -65,7 +74,11 @@ def searches(tree: Any, depth: int) -> int:
 
     table_class.get_hashed_move = counted_lookup
     try:
-        tree.get_optimal_move_alpha_beta(depth, -constants.WIN_SCORE - 1, constants.WIN_SCORE + 1)
+        if minimax:
+            tree.get_optimal_move(depth)
+        else:
+            tree.get_optimal_move_alpha_beta(depth, -constants.WIN_SCORE - 1,
+                                             constants.WIN_SCORE + 1)
     finally:
         table_class.get_hashed_move = lookup
     return len(searched)

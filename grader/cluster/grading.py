@@ -19,12 +19,14 @@ from grader.suite.load import LoadedSuite, load_suite
 def failed_report(loaded: LoadedSuite, source: Path, message: str,
                   verdict: Verdict = Verdict.CE) -> GradeReport:
     """A report for a submission that could not be graded at all: every test scores 0."""
-    report = GradeReport(exercise=loaded.name, submission=str(source))
+    report = GradeReport(exercise=loaded.name, submission=str(source),
+                         question_titles=loaded.suite.question_titles())
     report.notes.append(message)
     for test in loaded.suite.tests:
         report.results.append(TestResult(name=test.name, verdict=verdict, points=0.0,
                                          max_points=test.points, visibility=test.visibility,
-                                         kind=test.kind, message=message))
+                                         kind=test.kind, message=message,
+                                         question=test.question or ""))
     return report
 
 

@@ -70,6 +70,7 @@ def visible_suite(loaded: LoadedSuite, generated: dict[str, list[Any]]) -> dict[
     data["limits"] = suite.limits.model_dump()
     data["tests"] = []
     visible = {test.name for test in suite.tests if test.visibility == "visible"}
+    visible |= {question.id for question in suite.questions}  # helpers may name a question
     for test in suite.tests:
         if test.visibility != "visible":
             continue

@@ -12,6 +12,9 @@ from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
 from grader.commands.output import stdout_console
 from grader.diagnostics import Diagnostics
 from grader.judge.grade import GradeReport, grade
+from grader.judge.isolation import QuestionLoss, isolation_problems, question_loss
+from grader.judge.isolation import per_question as losses_per_question
+from grader.judge.margins import is_plain, margin_line, margin_problems
 from grader.judge.mutants import Mutant, applied, mutants_of
 from grader.judge.preflight import static_problems
 from grader.judge.verdicts import TestResult, Verdict
@@ -28,6 +31,7 @@ class Verification:
     checks: list[str] = field(default_factory=list)
     lost: dict[str, list[str]] = field(default_factory=dict)  # mutant name -> the tests it lost
     owned: dict[str, list[str]] = field(default_factory=dict)  # mutant name -> its `tests:` line
+    losses: list[QuestionLoss] = field(default_factory=list)  # by question (suites declaring them)
 
     @property
     def ok(self) -> bool:
@@ -109,7 +113,8 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
     say = progress or (lambda _line: None)
     outcome = Verification(problems=static_problems(loaded))
     try:
-        mutants = mutants_of(loaded.exercise, {test.name for test in loaded.suite.tests})
+        mutants = mutants_of(loaded.exercise, {test.name for test in loaded.suite.tests},
+                             {question.id for question in loaded.suite.questions})
     except SuiteError as error:
         outcome.problems.error(str(error))
     if not outcome.ok:
@@ -160,10 +165,17 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
             outcome.problems.error(str(error))
             continue
         problems = check_mutant(mutant, report, reference_passes)
+        if mutant.verdict is Verdict.AC and is_plain(mutant.name):
+            problems += margin_problems(mutant.name, report)
+            outcome.checks.append(margin_line(mutant.name, report))
         if mutant.verdict is not Verdict.AC:
             outcome.lost[mutant.name] = [r.name for r in report.results if not r.passed]
             if mutant.failing_tests is not None:
                 outcome.owned[mutant.name] = mutant.failing_tests
+            if loaded.suite.questions:
+                loss = question_loss(mutant, report, loaded.suite)
+                outcome.losses.append(loss)
+                problems += isolation_problems(loss)
         say(f"mutant {mutant.name}: {'ok' if not problems else 'WRONG'} "
             f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
         for line in je_reasons(report, f"mutant {mutant.name}"):
@@ -188,7 +200,8 @@ def main(*, exercise: str, sandbox: SandboxChoice | None = None,
                      progress=lambda line: console.print(line, markup=False, highlight=False))
     if outcome.lost:
         console.print("[bold]mutants per question[/]")
-        for line in per_question(outcome):
+        lines = losses_per_question(outcome.losses) if outcome.losses else per_question(outcome)
+        for line in lines:
             console.print(f"  {line}", soft_wrap=True, markup=False)
     outcome.problems.print()
     if outcome.ok:

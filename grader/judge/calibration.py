@@ -1,5 +1,5 @@
-"""Resolving limits before a run: relative ones ('3x') timed on the reference once per machine
-and reference version, and cached."""
+"""Resolving limits before a run: relative ones ('3x') timed on the reference (CALIBRATION_RUNS
+runs, the median taken, the spread kept) once per machine and reference version, and cached."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import platform
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from grader.suite import expectations
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import Limits, LimitSpec, TestSpec
 
-CALIBRATION_RUNS = 2
+CALIBRATION_RUNS = 5  # the reference is timed this often; its median is the base of the limit
+CACHE_VERSION = "median5"  # part of the cache key: entries of another way of timing are not used
 
 
 class CalibrationError(UserError):
@@ -29,13 +31,27 @@ class CalibrationError(UserError):
 
 @dataclass(frozen=True)
 class Calibration:
+    """The reference's median CPU and wall time over its timed runs, and the CPU spread."""
+
     cpu_s: float
     wall_s: float
+    cpu_low_s: float = 0.0
+    cpu_high_s: float = 0.0
+    runs: int = 1
 
     def describe(self, spec: LimitSpec, limits: Limits) -> str:
+        """How the limits were calibrated.
+
+        >>> timing = Calibration(0.21, 0.25, 0.2, 0.26, 5)
+        >>> timing.describe(LimitSpec(cpu_s="7x"), LimitSpec(cpu_s="7x").resolve(0.21, 0.25))
+        "cpu 7x of the reference's 0.210 s (median of 5 runs, 0.200-0.260 s) = 1.47 s (floor 1 s)"
+        """
         parts = []
+        spread = (f" (median of {self.runs} runs, {self.cpu_low_s:.3f}-{self.cpu_high_s:.3f} s)"
+                  if self.runs > 1 else "")
         if isinstance(spec.cpu_s, str):
-            parts.append(f"cpu {spec.cpu_s} of the reference's {self.cpu_s:.3f} s = {limits.cpu_s:g} s")
+            parts.append(f"cpu {spec.cpu_s} of the reference's {self.cpu_s:.3f} s{spread} = "
+                         f"{limits.cpu_s:g} s")
         if isinstance(spec.wall_s, str):
             parts.append(f"wall {spec.wall_s} of the reference's {self.wall_s:.3f} s = "
                          f"{limits.wall_s:g} s")
@@ -71,17 +87,25 @@ def _load_cache() -> dict[str, dict[str, float]]:
 
 def _store(key: str, calibration: Calibration) -> None:
     data = _load_cache()
-    data[key] = {"cpu_s": calibration.cpu_s, "wall_s": calibration.wall_s}
+    data[key] = {"cpu_s": calibration.cpu_s, "wall_s": calibration.wall_s,
+                 "cpu_low_s": calibration.cpu_low_s, "cpu_high_s": calibration.cpu_high_s,
+                 "runs": calibration.runs}
     with contextlib.suppress(OSError):
         write_atomically(cache_path(), json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def reference_timing(loaded: LoadedSuite, test: TestSpec, sandbox: Confinement) -> Calibration:
     """The reference's CPU and wall time on `test` here, from the cache or timed now."""
-    key = f"{machine_id()}|{loaded.name}|{test.name}|{expectations.fingerprint(loaded, test)}"
+    key = (f"{machine_id()}|{loaded.name}|{test.name}|{expectations.fingerprint(loaded, test)}"
+           f"|{CACHE_VERSION}")
     cached = _load_cache().get(key)
     if cached is not None:
-        return Calibration(cpu_s=cached["cpu_s"], wall_s=cached["wall_s"])
+        try:
+            return Calibration(cpu_s=float(cached["cpu_s"]), wall_s=float(cached["wall_s"]),
+                               cpu_low_s=float(cached["cpu_low_s"]),
+                               cpu_high_s=float(cached["cpu_high_s"]), runs=int(cached["runs"]))
+        except (KeyError, TypeError, ValueError):
+            pass  # a damaged entry: time the reference again
     reference = loaded.exercise.reference
     if not reference.is_dir():
         raise CalibrationError(f"{loaded.path}: test '{test.name}' has a time limit relative to "
@@ -96,7 +120,10 @@ def reference_timing(loaded: LoadedSuite, test: TestSpec, sandbox: Confinement) 
                 raise CalibrationError(f"{loaded.path}: calibrating '{test.name}': the reference gets "
                                    f"{stopped.verdict.value}: {stopped.message}")
             runs.append((run.outcome.cpu_s, run.outcome.wall_s))
-    calibration = Calibration(cpu_s=min(cpu for cpu, _ in runs), wall_s=min(w for _, w in runs))
+    cpus = [cpu for cpu, _ in runs]
+    calibration = Calibration(cpu_s=round(statistics.median(cpus), 4),
+                              wall_s=round(statistics.median(w for _, w in runs), 4),
+                              cpu_low_s=min(cpus), cpu_high_s=max(cpus), runs=len(runs))
     _store(key, calibration)
     return calibration
 

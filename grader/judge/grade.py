@@ -11,6 +11,7 @@ from grader.inert import inert_text
 from grader.judge import advice
 from grader.judge.calibration import resolve_limits
 from grader.judge.judgement import Judgement
+from grader.judge.questions import QuestionScore, question_scores
 from grader.judge.testrun import Grader, prepared_submission
 from grader.judge.verdicts import TestResult, Usage, Verdict
 from grader.run.channel import ServerStartError
@@ -30,6 +31,12 @@ class GradeReport:
     sandbox: str = ""
     boundary: str = ""  # what the tests got, as the parent checked it (grader/run/boundary.py)
     missing: list[str] = field(default_factory=list)  # submitted files the submission lacks
+    question_titles: dict[str, str] = field(default_factory=dict)  # the suite's questions, in order
+
+    @property
+    def questions(self) -> list[QuestionScore]:
+        """Points per question (empty when the suite declares no questions)."""
+        return question_scores(self.results, self.question_titles)
 
     @property
     def score(self) -> float:
@@ -58,7 +65,7 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
                       message=shown(message), details=shown(judgement.details),
                       stdout=shown(stdout) if stdout else None,
                       limits=outcome.limits.model_dump() if outcome is not None else {},
-                      limits_note=limits_note)
+                      limits_note=limits_note, question=test.question or "")
 
 
 def advised(grader: Grader, test: TestSpec, judgement: Judgement,
@@ -115,7 +122,8 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
     `default_sandbox`; relative limits are timed on the reference under it before the run.
     """
     tests = select_tests(loaded, public_only, names)
-    report = GradeReport(exercise=loaded.name, submission=str(source))
+    report = GradeReport(exercise=loaded.name, submission=str(source),
+                         question_titles=loaded.suite.question_titles())
     hidden = any(test.visibility != "visible" for test in tests)
     confinement = choose(sandbox, loaded.suite.sandbox, default_sandbox, hidden=hidden)
     if confinement == "container":
@@ -149,6 +157,10 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                                        grader.shown)
                     report.results.append(result)
                     verdicts[test.name] = result.verdict
+                    if test.question is not None:  # a question passes while all its tests do
+                        so_far = verdicts.get(test.question, Verdict.AC)
+                        verdicts[test.question] = result.verdict if so_far is Verdict.AC \
+                            else so_far
                     if on_result is not None:
                         on_result(result)
                 boundary = grader.server.boundary

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +11,7 @@ from grader.judge.compare import allowance, matches
 from grader.judge.transcripts import readable_diff, where
 from grader.judge.verdicts import Verdict
 from grader.run import received
-from grader.run.protocol import Raised, StepOutcome, raised
+from grader.run.protocol import STEP_MARKER, Raised, StepOutcome, raised
 from grader.run.watchdog import RunOutcome
 from grader.suite.normalize import normalized_lines
 from grader.suite.schema import Limits, Normalize, Step
@@ -55,7 +56,9 @@ def step_label(step: Step) -> str:
 def judge_exception(got: Raised, label: str) -> Judgement:
     """The verdict of a step or program that raised: NI, CE (it does not import), else RTE."""
     if got["ni"]:
-        return Judgement(Verdict.NI, f"{label}: not implemented yet (raises NotImplementedError)")
+        origin = got.get("origin")
+        where = f"{origin} raises NotImplementedError" if origin else "raises NotImplementedError"
+        return Judgement(Verdict.NI, f"{label}: not implemented yet ({where})")
     if got["import"]:
         hint = ""
         if got["raises"] == "AttributeError":
@@ -169,9 +172,48 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
+MARKER_LINE = re.compile(re.escape(STEP_MARKER) + rb"[0-9]*\n?")
+
+
+def without_markers(data: bytes) -> bytes:
+    """A test's stderr without the step markers the grader's own code wrote there.
+
+    >>> without_markers(b"\\x00grader-step 0\\nboom\\n\\x00grader-step 1\\n")
+    b'boom\\n'
+    """
+    return MARKER_LINE.sub(b"", data)
+
+
+def running_step(stderr: bytes) -> int | None:
+    """The index of the step a call test was running when it stopped (its last step marker).
+
+    >>> running_step(b"\\x00grader-step 0\\nout\\n\\x00grader-step 12\\n")
+    12
+    >>> running_step(b"nothing") is None
+    True
+    """
+    at = stderr.rfind(STEP_MARKER)
+    if at < 0:
+        return None
+    number = stderr[at + len(STEP_MARKER):].split(b"\n", 1)[0]
+    return int(number) if number.isdigit() and len(number) < 8 else None
+
+
 def _tail(data: bytes, lines: int = 20) -> str:
-    text = data.decode("utf-8", "replace").rstrip("\n")
+    text = without_markers(data).decode("utf-8", "replace").rstrip("\n")
     return "\n".join(text.split("\n")[-lines:])
+
+
+def while_running(judgement: Judgement, what: str) -> Judgement:
+    """A limit's verdict naming the call or the program run that went over it.
+
+    >>> while_running(Judgement(Verdict.TLE, "used more than 2 s of CPU time"), "m.f(1)").message
+    'used more than 2 s of CPU time, while running m.f(1)'
+    """
+    if judgement.verdict not in (Verdict.TLE, Verdict.MLE, Verdict.OLE) or not what:
+        return judgement
+    return Judgement(judgement.verdict, f"{judgement.message}, while running {what}",
+                     judgement.details)
 
 
 def judge_transcript(got_text: str, got_exit: int, expected_text: str, expected_exit: int,

@@ -5,7 +5,9 @@
   against reference/NAME/ (paths `a/FILE`, `b/FILE`) under a header: its first line says what is
   wrong (under `AC/`: how the right variant differs), further lines may explain, and an optional
   line `tests: name, name` says exactly which tests must get VERDICT (every other test must then
-  get AC). GNU patch applies it.
+  get AC); an optional line `question: ID` names the suite's question whose function the
+  mutant breaks (it must then lose only that question, besides integration ones). GNU patch
+  applies it.
 - fixtures/NAME/solutions/SOLUTION/: a whole right submission, every submitted file as a student
   would hand it in, and a README.md whose first line says how it differs; it must get AC on
   every test (it is graded alone, without the reference's files under it).
@@ -28,6 +30,7 @@ from grader.suite.schema import SuiteError
 
 TESTS_LINE = "tests:"
 README = "README.md"
+QUESTION_LINE = "question:"
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class Mutant:
     summary: str
     failing_tests: list[str] | None
     files: list[str]
+    question: str | None = None  # the question whose function it breaks (`question:` line)
     whole: bool = False  # a folder of solutions/, not a diff
 
 
@@ -68,29 +72,37 @@ def header_and_files(text: str) -> tuple[list[str], list[str]]:
     return lines[:start], files
 
 
-def parse(path: Path, verdict: Verdict, test_names: set[str] | None = None) -> Mutant:
+def parse(path: Path, verdict: Verdict, test_names: set[str] | None = None,
+          question_ids: set[str] | None = None) -> Mutant:
     """A mutant file read and checked: a header line first, a diff of at least one file.
 
-    `test_names`, when given, are the suite's: a `tests:` line may name only those.
+    `test_names` and `question_ids`, when given, are the suite's: a `tests:` line may name only
+    those tests, a `question:` line only one of those questions.
     """
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise SuiteError(f"{path}: cannot read: {error}") from error
     header, files = header_and_files(text)
-    if not header or not header[0].strip() or header[0].startswith(TESTS_LINE):
+    if not header or not header[0].strip() or header[0].startswith((TESTS_LINE, QUESTION_LINE)):
         raise SuiteError(f"{path}: the first line must say what is wrong with this submission")
     if not files:
         raise SuiteError(f"{path}: no unified diff (--- a/FILE, +++ b/FILE) after the header")
     failing = None
+    question = None
     for line in header:
+        if line.startswith(QUESTION_LINE):
+            question = line[len(QUESTION_LINE):].strip()
+            if not question or (question_ids is not None and question not in question_ids):
+                raise SuiteError(f"{path}: '{line}': the suite declares no question "
+                                 f"'{question}' ({', '.join(sorted(question_ids or ()))})")
         if line.startswith(TESTS_LINE):
             failing = [name.strip() for name in line[len(TESTS_LINE):].split(",") if name.strip()]
             unknown = set(failing) - test_names if test_names is not None else set()
             if unknown or not failing:
                 raise SuiteError(f"{path}: '{line}': no test named "
                                  f"{', '.join(sorted(unknown)) or '(none listed)'}")
-    return Mutant(path, verdict, header[0].strip(), failing, files)
+    return Mutant(path, verdict, header[0].strip(), failing, files, question)
 
 
 def solution(folder: Path) -> Mutant:
@@ -110,10 +122,11 @@ def solution(folder: Path) -> Mutant:
     return Mutant(folder, Verdict.AC, summary[0].strip(), None, files, whole=True)
 
 
-def mutants_of(exercise: Exercise, test_names: set[str] | None = None) -> list[Mutant]:
+def mutants_of(exercise: Exercise, test_names: set[str] | None = None,
+               question_ids: set[str] | None = None) -> list[Mutant]:
     """Every known submission of the exercise: mutants/VERDICT/*.diff sorted by verdict and
     name, then solutions/* (as AC/SOLUTION) by name."""
-    found = _diffs(exercise, test_names)
+    found = _diffs(exercise, test_names, question_ids)
     names = {mutant.name for mutant in found}
     if exercise.solutions.is_dir():
         for folder in sorted(p for p in exercise.solutions.iterdir() if p.is_dir()):
@@ -125,7 +138,8 @@ def mutants_of(exercise: Exercise, test_names: set[str] | None = None) -> list[M
     return found
 
 
-def _diffs(exercise: Exercise, test_names: set[str] | None) -> list[Mutant]:
+def _diffs(exercise: Exercise, test_names: set[str] | None,
+           question_ids: set[str] | None) -> list[Mutant]:
     found: list[Mutant] = []
     if not exercise.mutants.is_dir():
         return found
@@ -138,7 +152,8 @@ def _diffs(exercise: Exercise, test_names: set[str] | None) -> list[Mutant]:
         strays = sorted(p.name for p in verdict_dir.iterdir() if p.suffix != ".diff")
         if strays:
             raise SuiteError(f"{verdict_dir}: {', '.join(strays)}: a mutant is one MUTANT.diff file")
-        found += [parse(path, verdict, test_names) for path in sorted(verdict_dir.glob("*.diff"))]
+        found += [parse(path, verdict, test_names, question_ids)
+                  for path in sorted(verdict_dir.glob("*.diff"))]
     return found
 
 

@@ -123,7 +123,7 @@ def _step_problems(test: TestSpec, steps: list[Step],
     function the test replaces with the reference's own (reference_helpers)."""
     problems = []
     bound = {step.let for step in steps if step.let}
-    graded = sorted({step.target for step in steps} & set(test.reference_helpers))
+    graded = sorted({step.target for step in steps if step.compared} & set(test.reference_helpers))
     if graded:
         problems.append(f"its steps call {', '.join(graded)}, which it also names in "
                         "reference_helpers: a test grades the student's own function")

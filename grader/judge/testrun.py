@@ -26,7 +26,9 @@ from grader.judge.judgement import (
     judge_process,
     judge_steps,
     judge_transcript,
-    render_value,
+    running_step,
+    step_label,
+    while_running,
 )
 from grader.judge.verdicts import Verdict
 from grader.run import received
@@ -38,7 +40,7 @@ from grader.run.watchdog import RunOutcome
 from grader.sandboxes import Confinement
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import Limits, Step, TestSpec
+from grader.suite.schema import Limits, Step, TestSpec, Transcript
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,19 @@ def prepared_submission(loaded: LoadedSuite, source: Path,
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def program_run(spec: Transcript) -> str:
+    """A transcript test's run as a command line: the driver, its arguments, its stdin file.
+
+    >>> program_run(Transcript(driver="main", args=["--size", "3"], stdin="input2.txt",
+    ...                        expected="out.txt"))
+    'main --size 3 < input2.txt'
+    >>> program_run(Transcript(driver="play", args=[{"fixture": "b.txt"}], expected="o.txt"))
+    'play b.txt (no input)'
+    """
+    words = [spec.driver, *(arg["fixture"] if isinstance(arg, dict) else arg for arg in spec.args)]
+    return " ".join(words) + (f" < {spec.stdin}" if spec.stdin else " (no input)")
+
+
 class Grader:
     """Runs the tests of one suite on one submission, under limits resolved beforehand."""
 
@@ -159,10 +174,10 @@ class Grader:
         if self.prepared.syntax_errors:
             name, error = next(iter(self.prepared.syntax_errors.items()))
             return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error))
-        if test.transcript is not None:
-            return self._run_transcript(test, limits)
         helpers = [] if own_helpers or not self.with_reference_helpers \
             else helper_code(self.loaded, test)
+        if test.transcript is not None:
+            return self._run_transcript(test, limits, helpers)
         return self._run_calls(test, limits, helpers)
 
     def grade_test(self, test: TestSpec, own_helpers: bool = False) -> tuple[Judgement, TestRun]:
@@ -174,8 +189,12 @@ class Grader:
             assert isinstance(run.observed, dict) and run.outcome is not None
             expected_text, expected_exit = expectations.load_transcript(self.loaded, test)
             text = run.outcome.stdout.decode("utf-8", "replace")
-            return judge_transcript(text, run.observed["exit"], expected_text, expected_exit,
-                                    test.normalize or self.suite.normalize), run
+            judged = judge_transcript(text, run.observed["exit"], expected_text, expected_exit,
+                                      test.normalize or self.suite.normalize)
+            if judged.verdict is not Verdict.AC:
+                judged = Judgement(judged.verdict, f"{program_run(test.transcript)}: "
+                                   f"{judged.message}", judged.details)
+            return judged, run
         assert isinstance(run.observed, list)
         expected = expectations.load_call(self.loaded, test)
         return judge_steps(expectations.steps_of(test, self.loaded), run.observed, expected), run
@@ -185,7 +204,9 @@ class Grader:
         outcome = self.server.run_calls([self._wire_step(step) for step in steps], limits, helpers)
         stopped = judge_process(outcome, limits)
         if stopped is not None:
-            return TestRun(outcome, stopped=stopped)
+            index = running_step(outcome.stderr)
+            running = step_label(steps[index]) if index is not None and index < len(steps) else ""
+            return TestRun(outcome, stopped=while_running(stopped, running))
         try:
             return TestRun(outcome, observed=received.step_outcomes(outcome.result))
         except received.Malformed as error:
@@ -204,21 +225,21 @@ class Grader:
             return [self._wire_arg(item) for item in arg]
         return arg
 
-    def _run_transcript(self, test: TestSpec, limits: Limits) -> TestRun:
+    def _run_transcript(self, test: TestSpec, limits: Limits,
+                        helpers: list[HelperCode]) -> TestRun:
         spec = test.transcript
         assert spec is not None
         argv = [str(self.input_file(a["fixture"])) if isinstance(a, dict) else a for a in spec.args]
         stdin = self.input_file(spec.stdin) if spec.stdin else None
-        outcome = self.server.run_driver(spec.driver, argv, stdin, limits)
+        outcome = self.server.run_driver(spec.driver, argv, stdin, limits, helpers)
         stopped = judge_process(outcome, limits)
         if stopped is not None:
-            return TestRun(outcome, stopped=stopped)
+            return TestRun(outcome, stopped=while_running(stopped, program_run(spec)))
         try:
             result = received.driver_outcome(outcome.result)
         except received.Malformed as malformed:
             return TestRun(outcome, stopped=Judgement(
                 Verdict.RTE, f"the test process sent back a malformed result ({malformed})"))
         if result["error"] is not None:
-            label = " ".join([spec.driver, *map(render_value, spec.args)])
-            return TestRun(outcome, stopped=judge_exception(result["error"], label))
+            return TestRun(outcome, stopped=judge_exception(result["error"], program_run(spec)))
         return TestRun(outcome, observed=ProgramRun(exit=result["exit"], stdout=outcome.stdout))

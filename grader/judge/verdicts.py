@@ -59,6 +59,7 @@ class TestResult:
     stdout: str | None = None
     limits: dict[str, float] = field(default_factory=dict)
     limits_note: str = ""
+    question: str = ""  # the question the test belongs to (empty in a suite that declares none)
 
     @property
     def passed(self) -> bool:

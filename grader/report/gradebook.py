@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS tests (
     peak_mb REAL NOT NULL,
     resident_mb REAL NOT NULL,
     output TEXT NOT NULL,
+    question TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (attempt, position)
 );
 """
@@ -73,6 +74,7 @@ class TestRow:
     peak_mb: float
     resident_mb: float
     output: str
+    question: str = ""  # the question of the suite the test belongs to ('' if none declared)
 
 
 @dataclass
@@ -104,7 +106,8 @@ def attempt_from_results(student: str, identity: dict[str, str], status: str,
                              wall_s=float(extra.get("wall_s", 0.0)),
                              peak_mb=float(extra.get("peak_mb", 0.0)),
                              resident_mb=float(extra.get("resident_mb", 0.0)),
-                             output=str(test.get("output", ""))))
+                             output=str(test.get("output", "")),
+                             question=str(extra.get("question", "") or "")))
     return Attempt(attempt=0, student=student, identity=identity, status=status,
                    score=float(data["score"]), max_score=float(data["extra_data"]["max_score"]),
                    notes=str(data.get("output", "")), graded_at=graded_at, tests=tests,
@@ -129,6 +132,10 @@ class Gradebook:
             if "boundary" not in columns:  # gradebooks written before the boundary was recorded
                 self.connection.execute(
                     "ALTER TABLE attempts ADD COLUMN boundary TEXT NOT NULL DEFAULT ''")
+            test_columns = {row[1] for row in self.connection.execute("PRAGMA table_info(tests)")}
+            if "question" not in test_columns:  # gradebooks written before questions were kept
+                self.connection.execute(
+                    "ALTER TABLE tests ADD COLUMN question TEXT NOT NULL DEFAULT ''")
         except sqlite3.Error as error:
             raise GradebookError(f"{path}: not a usable gradebook ({error})") from error
 
@@ -184,9 +191,11 @@ class Gradebook:
                  attempt.notes, attempt.graded_at, attempt.boundary))
             number = int(cursor.lastrowid or 0)
             connection.executemany(
-                "INSERT INTO tests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tests (attempt, position, test, kind, verdict, points, max_points, "
+                "cpu_s, wall_s, peak_mb, resident_mb, output, question) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(number, position, t.test, t.kind, t.verdict, t.points, t.max_points, t.cpu_s,
-                  t.wall_s, t.peak_mb, t.resident_mb, t.output)
+                  t.wall_s, t.peak_mb, t.resident_mb, t.output, t.question)
                  for position, t in enumerate(attempt.tests)])
             if key is not None:
                 connection.execute("INSERT INTO keys VALUES (?, ?)", (key, number))
@@ -235,7 +244,7 @@ class Gradebook:
                             strict=True))
         tests = [TestRow(*values) for values in self.connection.execute(
             "SELECT test, kind, verdict, points, max_points, cpu_s, wall_s, peak_mb, resident_mb, "
-            "output FROM tests WHERE attempt = ? ORDER BY position", (number,))]
+            "output, question FROM tests WHERE attempt = ? ORDER BY position", (number,))]
         return Attempt(attempt=number, student=student, identity=identity, status=status,
                        score=score, max_score=max_score, notes=notes, graded_at=graded_at,
                        tests=tests, boundary=boundary)

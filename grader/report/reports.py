@@ -55,6 +55,7 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
                       f"{result.usage.cpu_s:.3f}", f"{result.usage.wall_s:.3f}",
                       f"{result.usage.peak_mb:.1f}")
     console.print(table)
+    print_questions(report, console)
     for note in report.notes:
         console.print(Text.assemble(("note:", "yellow"), " ", inert_text(note)))
     said = [r for r in report.results if not r.passed or r.message]  # a pass may carry advice
@@ -67,10 +68,33 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
         console.print(f"boundary: {escape(inert_text(report.boundary))}")
 
 
+def print_questions(report: GradeReport, console: Console) -> None:
+    """Points per question, as the assignment states its questions (nothing if none declared)."""
+    scores = report.questions
+    if not scores:
+        return
+    table = Table(title="Points per question", title_justify="left")
+    for column, justify in (("question", "left"), ("points", "right"), ("lost", "left")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for score in scores:
+        name = score.id if score.title == score.id else f"{score.id}: {score.title}"
+        table.add_row(Text(inert_text(name)), f"{score.points:g}/{score.max_points:g}",
+                      Text(inert_text(", ".join(score.lost))))
+    console.print(table)
+
+
+def questions_json(report: GradeReport) -> list[dict[str, Any]]:
+    """Points per question, for results.json's extra_data."""
+    return [{"id": score.id, "title": score.title, "score": score.points,
+             "max_score": score.max_points, "lost": list(score.lost)}
+            for score in report.questions]
+
+
 def results_json(report: GradeReport) -> dict[str, Any]:
     """Gradescope's results.json."""
     tests = []
     for result in report.results:
+        extra: dict[str, Any] = {"question": result.question} if result.question else {}
         tests.append({
             "name": inert_text(result.name),
             "score": result.points,
@@ -78,7 +102,7 @@ def results_json(report: GradeReport) -> dict[str, Any]:
             "status": "passed" if result.passed else "failed",
             "output": failure_text(result) if not result.passed or result.message else "",
             "visibility": result.visibility,
-            "extra_data": {"verdict": result.verdict.value, "kind": result.kind,
+            "extra_data": {**extra, "verdict": result.verdict.value, "kind": result.kind,
                            "limits": result.limits, "calibration": result.limits_note or None,
                            "cpu_s": result.usage.cpu_s,
                            "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb,
@@ -89,6 +113,8 @@ def results_json(report: GradeReport) -> dict[str, Any]:
                                            "max_score": report.max_score,
                                            "sandbox": report.sandbox,
                                            "boundary": report.boundary}}
+    if report.questions:
+        data["extra_data"]["questions"] = questions_json(report)
     if report.notes:
         data["output"] = inert_text("\n".join(report.notes))
     return data
@@ -102,8 +128,9 @@ def junit_xml(report: GradeReport) -> str:
     """JUnit XML as the Jenkins xunit plugin's junit-10.xsd defines it.
 
     RTE, CE and JE are <error>s, every other verdict but AC a <failure>; the points, which a
-    <testcase> cannot hold, are properties of the <testsuite> (`points:NAME` = "got/max") and the
-    first line of each test's <system-out>. Every text passes xml_safe, so the file always parses.
+    <testcase> cannot hold, are properties of the <testsuite> (`points:NAME` = "got/max", and
+    per question `question:ID` = "got/max") and the first line of each test's <system-out>.
+    Every text passes xml_safe, so the file always parses.
     """
     errors = sum(1 for r in report.results if r.verdict in ERROR_VERDICTS)
     failures = sum(1 for r in report.results if not r.passed) - errors
@@ -118,6 +145,7 @@ def junit_xml(report: GradeReport) -> str:
     facts = [("score", f"{report.score:g}"), ("max_score", f"{report.max_score:g}"),
              ("sandbox", report.sandbox or "none"), ("boundary", report.boundary or "none")]
     facts += [(f"points:{r.name}", f"{r.points:g}/{r.max_points:g}") for r in report.results]
+    facts += [(f"question:{q.id}", f"{q.points:g}/{q.max_points:g}") for q in report.questions]
     for key, value in facts:
         ET.SubElement(properties, "property", name=xml_safe(key), value=xml_safe(value))
     for result in report.results:

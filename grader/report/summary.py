@@ -213,6 +213,36 @@ instructor's page; the student's own, with hidden tests' texts withheld, is feed
 """
 
 
+def question_points(attempt: Attempt) -> list[tuple[str, float, float, list[str]]]:
+    """Each question's points, most and lost tests, in the order the tests name them.
+
+    >>> from grader.report.gradebook import TestRow
+    >>> rows = [TestRow("a", "call", "AC", 2, 2, 0, 0, 0, 0, "", "board"),
+    ...         TestRow("b", "call", "WA", 0, 1, 0, 0, 0, 0, "", "board")]
+    >>> question_points(Attempt(1, "s", {}, "graded", 2, 3, "", "", rows))
+    [('board', 2.0, 3.0, ['b'])]
+    """
+    found: dict[str, tuple[float, float, list[str]]] = {}
+    for row in attempt.tests:
+        if not row.question:
+            continue
+        points, most, lost = found.get(row.question, (0.0, 0.0, []))
+        found[row.question] = (points + row.points, most + row.max_points,
+                               lost + ([row.test] if row.verdict != "AC" else []))
+    return [(question, *values) for question, values in found.items()]
+
+
+def questions_html(attempt: Attempt) -> str:
+    """The per-question table of a feedback page (empty when the suite declares no questions)."""
+    rows = "".join(f"<tr><td>{html_text(question)}</td><td>{points:g}/{most:g}</td>"
+                   f"<td>{html_text(', '.join(lost))}</td></tr>"
+                   for question, points, most, lost in question_points(attempt))
+    if not rows:
+        return ""
+    return ("\n<h2>Points per question</h2>\n<table><tr><th>question</th><th>points</th>"
+            f"<th>tests lost</th></tr>{rows}</table>")
+
+
 def feedback_html(exercise: str, attempt: Attempt, hidden: frozenset[str] = frozenset(),
                   instructor: bool = False) -> str:
     """One student's feedback page: status, score, and every test's verdict and failure text.
@@ -235,6 +265,7 @@ def feedback_html(exercise: str, attempt: Attempt, hidden: frozenset[str] = froz
                        f"<pre>{html_text(row.output)}</pre>"
                        for row in attempt.tests if row.output and not secret(row.test))
     notes = f"<pre>{html_text(attempt.notes)}</pre>" if attempt.notes else ""
+    questions = questions_html(attempt)
     if instructor:
         top = ('<p><a href="../summary.html">back to the summary</a> · the instructor\'s page: '
                f'every test in full (the student\'s page is <a href="{FEEDBACK_NAME}">'
@@ -251,7 +282,7 @@ padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}</style></h
 <h1>{title}</h1>
 <p>Status {html_text(attempt.status)}; score {attempt.score:g} of {attempt.max_score:g};
 graded {html_text(attempt.graded_at)}.</p>
-<p>Sandbox: {html_text(attempt.boundary or "not recorded")}.</p>{notes}
+<p>Sandbox: {html_text(attempt.boundary or "not recorded")}.</p>{notes}{questions}
 <table><tr><th>test</th><th>verdict</th><th>points</th><th>cpu s</th><th>peak resident MB</th></tr>
 {rows}</table>
 {failures}

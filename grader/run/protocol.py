@@ -23,6 +23,10 @@ RESULT_CAP_BYTES = 8 * 1024 * 1024  # what a test may send back; more is cut (an
 MINIMAL_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "HOME": "/tmp", "TMPDIR": "/tmp"}
 GO = b'{"go": true}\n'
+# Written by a call test on its stderr before each step (the step's index follows, then a
+# newline): after a kill, the last one says which call was running. The test could forge one;
+# it only changes which call a time-limit message names.
+STEP_MARKER = b"\x00grader-step "
 
 
 class ProtocolError(ValueError):
@@ -51,12 +55,15 @@ class RequestLimits(TypedDict):
 
 
 class HelperCode(TypedDict):
-    """A reference function the test runs with in place of the student's (`reference_helpers`)."""
+    """A reference function or class the test runs with in place of the student's
+    (`reference_helpers`)."""
 
-    module: str  # the submitted module it replaces a function of
+    module: str  # the submitted module it replaces a function or class of
     name: str
     imports: str  # the reference module's top-level imports, for names the student's lacks
-    source: str  # the function's definition, decorators included
+    source: str  # the definition, decorators included
+    support: NotRequired[str]  # the reference's own top-level definitions it needs that the
+    #                            stub does not declare (private helpers, tables), in file order
 
 
 class CallRequest(TypedDict):
@@ -75,6 +82,7 @@ class DriverRequest(TypedDict):
     limits: RequestLimits
     stdin: str | None
     env: dict[str, str]
+    helpers: NotRequired[list[HelperCode]]
 
 
 Request: TypeAlias = CallRequest | DriverRequest
@@ -117,7 +125,8 @@ class UnplainOutcome(TypedDict):
 
 
 Raised = TypedDict("Raised", {"raises": str, "message": str, "traceback": str, "ni": bool,
-                              "import": bool, "let_failed": NotRequired[bool]})
+                              "import": bool, "let_failed": NotRequired[bool],
+                              "origin": NotRequired[str]})  # "FILE, in FUNCTION" of the raise
 StepOutcome: TypeAlias = ValueOutcome | UnplainOutcome | Raised
 
 

@@ -84,8 +84,12 @@ def _exception(data: dict[str, Any]) -> Raised:
     for key, kind in _EXCEPTION_KEYS.items():
         if type(data.get(key)) is not kind:
             raise Malformed(f"an exception without a proper '{key}'")
-    return {"raises": text(data["raises"]), "message": text(data["message"]),
-            "traceback": text(data["traceback"]), "ni": data["ni"], "import": data["import"]}
+    found: Raised = {"raises": text(data["raises"]), "message": text(data["message"]),
+                     "traceback": text(data["traceback"]), "ni": data["ni"],
+                     "import": data["import"]}
+    if "origin" in data:
+        found["origin"] = text(data["origin"])[:300]  # text() refuses anything but a string
+    return found
 
 
 def step_outcomes(result: Any) -> list[StepOutcome]:
@@ -100,7 +104,7 @@ def step_outcomes(result: Any) -> list[StepOutcome]:
             outcomes.append({"value": value(item["value"])})
         elif set(item) == {"unplain"}:
             outcomes.append({"unplain": text(item["unplain"])})
-        elif set(item) in (set(_EXCEPTION_KEYS), {*_EXCEPTION_KEYS, "let_failed"}):
+        elif set(_EXCEPTION_KEYS) <= set(item) <= {*_EXCEPTION_KEYS, "let_failed", "origin"}:
             outcome = _exception(item)
             if "let_failed" in item:
                 if item["let_failed"] is not True:

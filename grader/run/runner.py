@@ -38,7 +38,8 @@ from grader.sandboxes import Confinement
 from grader.suite.schema import Limits
 
 # the fork server's code
-WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py", "counting.py")
+WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py", "counting.py",
+                "swap.py")
 START_TIMEOUT_S = 30.0
 _slots = itertools.count()  # each fork server of this process gets its own tests' uid
 
@@ -195,11 +196,14 @@ class ForkServer:
         return self._run(request, limits)
 
     def run_driver(self, driver: str, argv: list[str], stdin_file: Path | None,
-                   limits: Limits) -> RunOutcome:
-        """Run a driver as a program under `limits`; never raises for anything the test does."""
-        return self._run(DriverRequest(kind="transcript", driver=driver, argv=argv,
-                                       limits=_wire(limits), env=self.suite_env,
-                                       stdin=str(stdin_file) if stdin_file else None), limits)
+                   limits: Limits, helpers: list[HelperCode] | None = None) -> RunOutcome:
+        """Run a driver as a program under `limits` (the submitted modules with reference
+        `helpers` swapped in); never raises for anything the test does."""
+        request = DriverRequest(kind="transcript", driver=driver, argv=argv, limits=_wire(limits),
+                                env=self.suite_env, stdin=str(stdin_file) if stdin_file else None)
+        if helpers:
+            request["helpers"] = helpers
+        return self._run(request, limits)
 
     def sweep_shared_folders(self) -> None:
         """At the container level: remove what the slot's earlier tests left in the host's

@@ -7,7 +7,6 @@ of it again (`grader.run.received`).
 """
 
 from __future__ import annotations
-import __future__
 
 import contextlib
 import functools
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from grader.run import confine, counting
     from grader.run.protocol import (
         MINIMAL_ENV,
+        STEP_MARKER,
         DriverRequest,
         DriverResult,
         HelperCode,
@@ -35,11 +35,13 @@ if TYPE_CHECKING:
         StepOutcome,
         StepsResult,
     )
+    from grader.run.swap import install_helpers
 else:  # siblings: this runs in the fork server, a script (see worker.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
     import counting
-    from protocol import MINIMAL_ENV
+    from protocol import MINIMAL_ENV, STEP_MARKER
+    from swap import install_helpers
 
 _encode_result = json.JSONEncoder().encode  # bound before any student code can patch json
 
@@ -143,7 +145,12 @@ def shown(value: Any, step: dict[str, Any]) -> Any:
         for dotted in step["attrs"]:
             item = value
             for part in dotted.split("."):
-                item = getattr(item, part)
+                try:
+                    item = getattr(item, part)
+                except AttributeError:  # what was returned lacks it: a wrong answer, not a raise
+                    whose = "None" if value is None else f"a {type(value).__name__}"
+                    raise Unplain(f"returned {whose}, which has no attribute '{dotted}' (the "
+                                  f"test reads {', '.join(step['attrs'])})") from None
             out[dotted] = to_plain(item)
         return out
     return to_plain(value)
@@ -162,37 +169,12 @@ def describe_exception(error: BaseException, code_dir: str) -> Raised:
     lines.append(f"{type(error).__name__}: {message}\n" if message else f"{type(error).__name__}\n")
     is_import = isinstance(error, (ImportError, SyntaxError)) or (
         isinstance(error, AttributeError) and getattr(error, "_grader_missing", False))
-    return {"raises": type(error).__name__, "message": message[:2000],
-            "traceback": "".join(lines)[-6000:],
-            "ni": isinstance(error, NotImplementedError), "import": is_import}
-
-
-def install_helpers(helpers: list[HelperCode], code_dir: str) -> None:
-    """Put each reference function in place of the student's, in its module and wherever bound.
-
-    The definition is compiled into the student's module, so it calls the student's other
-    functions (unless they are helpers too); the reference's imports fill only missing names.
-    """
-    for helper in helpers:
-        module = importlib.import_module(helper["module"])
-        scope = vars(module)
-        imported: dict[str, Any] = {}
-        exec(compile(helper["imports"], "<reference imports>", "exec", dont_inherit=True), imported)
-        for name, value in imported.items():
-            if name != "__builtins__" and name not in scope:
-                scope[name] = value
-        before = scope.get(helper["name"])
-        exec(compile(helper["source"], f"<reference {helper['module']}.{helper['name']}>", "exec",
-                     flags=__future__.annotations.compiler_flag, dont_inherit=True), scope)
-        after = scope[helper["name"]]
-        if before is None:
-            continue
-        for other in list(sys.modules.values()):
-            where = getattr(other, "__file__", None) or ""
-            if other is not module and where.startswith(code_dir):
-                for name, value in list(vars(other).items()):
-                    if value is before:
-                        setattr(other, name, after)
+    described: Raised = {"raises": type(error).__name__, "message": message[:2000],
+                         "traceback": "".join(lines)[-6000:],
+                         "ni": isinstance(error, NotImplementedError), "import": is_import}
+    if frames:  # where in the submitted or given files it was raised
+        described["origin"] = f"{frames[-1].filename}, in {frames[-1].name}"[:300]
+    return described
 
 
 def run_steps(steps: list[dict[str, Any]], code_dir: str,
@@ -204,7 +186,9 @@ def run_steps(steps: list[dict[str, Any]], code_dir: str,
             install_helpers(helpers, code_dir)
         except BaseException as error:  # the student's module does not import, most likely
             return {"steps": [{"let_failed": True, **describe_exception(error, code_dir)}]}
-    for step in steps:
+    for index, step in enumerate(steps):
+        with contextlib.suppress(OSError):
+            os.write(2, STEP_MARKER + b"%d\n" % index)
         target_text = step.get("call") or step.get("get") or ""
         try:
             try:
@@ -245,6 +229,9 @@ def run_driver(request: DriverRequest, code_dir: str) -> DriverResult:
     exit_code = 0
     error: Raised | None = None
     try:
+        helpers = request.get("helpers")
+        if helpers:
+            install_helpers(helpers, code_dir)
         runpy.run_path(script, run_name="__main__")
     except SystemExit as stop:
         code = stop.code

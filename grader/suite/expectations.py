@@ -55,7 +55,7 @@ def fingerprint(loaded: LoadedSuite, test: TestSpec) -> str:
             path = folder / name
             digest.update(path.read_bytes() if path.exists() else b"<missing>")
     digest.update(test.model_dump_json(exclude={"points", "visibility", "limits", "description",
-                                                "reference_helpers"}).encode())
+                                                "reference_helpers", "question"}).encode())
     if test.transcript is None:
         steps = [step.model_dump(exclude_defaults=True) for step in steps_of(test, loaded)]
         digest.update(json.dumps(steps, sort_keys=True).encode())
@@ -115,7 +115,7 @@ def without_traceback(step: dict[str, Any]) -> dict[str, Any]:
     >>> without_traceback({"raises": "ValueError", "message": "bad", "traceback": "File ..."})
     {'raises': 'ValueError', 'message': 'bad'}
     """
-    return {key: value for key, value in step.items() if key != "traceback"}
+    return {key: value for key, value in step.items() if key not in ("traceback", "origin")}
 
 
 def with_calls(steps: list[Step], outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:

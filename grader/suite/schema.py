@@ -16,6 +16,7 @@ from pydantic import (
 
 from grader.errors import UserError
 from grader.sandboxes import SandboxChoice
+from grader.suite.questions import Question, question_problem
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 HELPER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
@@ -259,6 +260,8 @@ class TestSpec(Strict):
     visibility: Visibility = "visible"
     limits: LimitOverrides | None = None
     description: str = ""
+    question: str | None = Field(
+        None, description="the id of the question (of the suite's `questions:`) this test belongs to")
     call: str | None = None
     cases: list[list[Any]] | None = None
     cases_from: str | None = None
@@ -271,10 +274,10 @@ class TestSpec(Strict):
     transcript: Transcript | None = None
     normalize: Normalize | None = None
     reference_helpers: dict[str, str] = Field(
-        default_factory=dict, description="helper functions this test runs with the reference's "
-        "versions of, each mapped to the test that grades it ({module.function: test}), so that a "
-        "wrong helper costs only its own question; only these functions' reference code enters "
-        "the test's process (see docs/suites.md)")
+        default_factory=dict, description="functions or classes this test runs with the "
+        "reference's versions of, each mapped to the question (or test) that grades it "
+        "({module.name: question}), so that a wrong helper costs only its own question; only "
+        "their reference code enters the test's process (see docs/suites.md)")
 
     @model_validator(mode="after")
     def _one_kind(self) -> TestSpec:
@@ -287,13 +290,10 @@ class TestSpec(Strict):
             raise ValueError("'call' needs exactly one of 'cases' or 'cases_from'")
         if self.steps is not None and self.steps_from is not None:
             raise ValueError("use one of 'steps' or 'steps_from'")
-        if self.reference_helpers and self.transcript is not None:
-            raise LocatedError(("reference_helpers",), "a transcript test runs a program and "
-                               "cannot swap in reference helpers")
         for helper in self.reference_helpers:
             if not HELPER_PATTERN.match(helper):
                 raise LocatedError(("reference_helpers", helper),
-                                   f"'{helper}' is not module.function")
+                                   f"'{helper}' is not module.name (a function or class)")
             if helper == self.call:
                 raise LocatedError(("reference_helpers", helper), f"'{helper}' is the function "
                                    "this test grades: it must run as the student wrote it")
@@ -316,6 +316,9 @@ class Suite(Strict):
     env: dict[str, str] = Field(
         default_factory=dict, description="environment variables the test processes get on top of "
         "a fixed minimal set (names: letters, digits and _, not starting with a digit)")
+    questions: list[Question] = Field(
+        default_factory=list, description="the assignment's questions, in order; once declared, "
+        "every test names its own with `question:`")
     tests: list[TestSpec] = Field(min_length=1)
 
     @field_validator("env")
@@ -362,21 +365,34 @@ class Suite(Strict):
         return self
 
     @model_validator(mode="after")
+    def _questions_known(self) -> Suite:
+        problem = question_problem(self.questions, [(t.name, t.question) for t in self.tests])
+        if problem is not None:
+            raise LocatedError(*problem)
+        return self
+
+    def question_titles(self) -> dict[str, str]:
+        """Each declared question's title (its id when it has none), in the suite's order."""
+        return {question.id: question.title or question.id for question in self.questions}
+
+    @model_validator(mode="after")
     def _helpers_known(self) -> Suite:
-        """Reference helpers belong to submitted modules and name the tests that grade them."""
+        """Reference helpers belong to submitted modules and name the test or question grading
+        them (never the test's own)."""
         submitted = {name.removesuffix(".py") for name in self.submit}
         names = {test.name for test in self.tests}
+        questions = {question.id for question in self.questions}
         for index, test in enumerate(self.tests):
-            for helper, question in test.reference_helpers.items():
+            for helper, grading in test.reference_helpers.items():
                 where = ("tests", index, "reference_helpers", helper)
                 if helper.split(".")[0] not in submitted:
                     raise LocatedError(where, f"'{helper}' is not in a submitted module "
                                        f"({', '.join(sorted(submitted))})")
-                if question not in names:
-                    raise LocatedError(where, f"no test named '{question}' grades it")
-                if question == test.name:
-                    raise LocatedError(where, f"'{helper}' is graded by this very test: it must "
-                                       "run as the student wrote it")
+                if grading not in names and grading not in questions:
+                    raise LocatedError(where, f"no test or question named '{grading}' grades it")
+                if grading in (test.name, test.question):
+                    raise LocatedError(where, f"'{helper}' is graded by this very test or its "
+                                       "question: it must run as the student wrote it")
         return self
 
     @property

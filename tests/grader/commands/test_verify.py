@@ -59,6 +59,32 @@ def test_verify_proves_a_student_like_mutant_loses_only_its_own_question(
     assert per_question(outcome) == ["mask: WA/mask-off-by-one (also loses read)"]
 
 
+QUESTIONED_SUITE = HELPED_SUITE.replace(
+    "tests:\n", "questions: [{id: q-mask, title: mask}, {id: q-read, title: read}]\ntests:\n"
+).replace("    call: toy.mask\n", "    question: q-mask\n    call: toy.mask\n"
+).replace("    call: toy.read\n", "    question: q-read\n    call: toy.read\n"
+).replace("{toy.mask: mask}", "{toy.mask: q-mask}")
+
+
+def test_verify_reports_each_mutant_by_its_question(grade_toy: Build, project: Path) -> None:
+    grade_toy(QUESTIONED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
+    (project / "exercises" / "toy" / "toy.py").write_text(
+        "def mask(i):\n    raise NotImplementedError\n\n\n"
+        "def read(bits, i):\n    raise NotImplementedError\n")
+    _write_mutant(project, "WA", "mask-off-by-one", "mask shifts one too far.\nquestion: q-mask\n",
+                  HELPED_REFERENCE.replace("1 << i", "1 << (i + 1)"))
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert outcome.ok, outcome.problems.lines()
+    assert [loss.describe() for loss in outcome.losses] == ["WA/mask-off-by-one (only its own)"]
+
+    load_suite("toy").path.write_text(QUESTIONED_SUITE.replace(
+        "    reference_helpers: {toy.mask: q-mask}\n", ""))
+    outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
+    assert "mutant WA/mask-off-by-one (question q-mask) also loses question q-read: read" \
+        in outcome.problems.messages()
+    assert outcome.losses[0].describe() == "WA/mask-off-by-one (ALSO LOSES q-read: read)"
+
+
 def test_verify_names_a_helper_the_reference_does_not_define(grade_toy: Build, project: Path) -> None:
     grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
     (project / "reference" / "toy" / "toy.py").write_text(

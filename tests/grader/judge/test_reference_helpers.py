@@ -17,7 +17,7 @@ from grader.judge.helpers import helper_code
 from grader.judge.verdicts import Verdict
 from grader.report.reports import results_json
 from grader.run.protocol import HelperCode
-from grader.run.testprocess import install_helpers
+from grader.run.swap import install_helpers
 from grader.suite.load import load_suite
 from grader.suite.schema import Suite
 from tests.conftest import Build
@@ -147,7 +147,10 @@ def test_install_rebinds_other_modules_and_keeps_the_students_names(modules: Pat
     helped, user = sys.modules["helped"], sys.modules["user"]
     assert helped.mask(3) == 8 and user.mask(3) == 8  # the alias in the other module too
     assert helped.lru_cache(1) == "mine"  # the student's own name is kept
-    assert helped.reduce.__module__ == "_functools"  # a missing one is supplied
+    scope = helped.mask.__globals__  # the reference's namespace: a copy of the student's module
+    assert scope["lru_cache"] is helped.lru_cache
+    assert scope["reduce"].__module__ == "_functools"  # a missing one is supplied
+    assert not hasattr(helped, "reduce")  # and the student's module is left as it was
 
 
 def test_a_bundle_carries_the_reference_only_when_a_test_names_helpers(grade_toy: Build) -> None:

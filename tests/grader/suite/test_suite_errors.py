@@ -42,14 +42,23 @@ BROKEN = {
                            ":7: tests.0.reference_helpers.toy.answer: 'toy.answer' is the function "
                            "this test grades"),
     "helper-unknown-question": (VALID + "    reference_helpers: {toy.mask: mask}\n",
-                                ":7: tests.0.reference_helpers.toy.mask: no test named 'mask'"),
+                                ":7: tests.0.reference_helpers.toy.mask: no test or question named 'mask'"),
     "helper-not-submitted": (VALID + "    reference_helpers: {prelude.mask: answer}\n",
                              "'prelude.mask' is not in a submitted module (toy)"),
     "helper-not-dotted": (VALID + "    reference_helpers: {mask: answer}\n",
-                          "'mask' is not module.function"),
+                          "'mask' is not module.name"),
+    "question-unknown": (VALID.replace("tests:", "questions: [{id: q1}]\ntests:")
+                         + "    question: q2\n",
+                         ":8: tests.0.question: no question 'q2' is declared (questions: q1)"),
+    "question-missing": (VALID.replace("tests:", "questions: [{id: q1, title: Answer}]\ntests:"),
+                         ":5: tests.0: test 'answer' names no question (one of q1)"),
+    "question-undeclared": (VALID + "    question: q1\n",
+                            ":7: tests.0.question: the suite declares no `questions:`"),
+    "question-twice": (VALID.replace("tests:", "questions: [{id: q1}, {id: q1}]\ntests:"),
+                       "two questions are named 'q1'"),
     "helper-own-question": (VALID + "  - name: other\n    call: toy.other\n    cases: [[2]]\n"
                             "    reference_helpers: {toy.answer: other}\n",
-                            "'toy.answer' is graded by this very test"),
+                            "'toy.answer' is graded by this very test or its question"),
 }
 
 
