@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from rich.console import Console
@@ -109,7 +111,9 @@ def per_question(outcome: Verification) -> list[str]:
 
 def verify(loaded: LoadedSuite, repeats: int = 2,
            progress: Callable[[str], None] | None = None,
-           sandbox: str | None = None) -> Verification:
+           sandbox: str | None = None, jobs: int | None = None) -> Verification:
+    """Grade the reference (`repeats` times), the stubs and every known submission (`jobs` at
+    once, default: one per core) and check each gets what it should."""
     say = progress or (lambda _line: None)
     outcome = Verification(problems=static_problems(loaded))
     try:
@@ -156,34 +160,53 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
         if result.verdict is not Verdict.NI:
             outcome.problems.error(f"the untouched stubs get {result.verdict.value} on "
                                     f"{result.name} (expected NI): {result.message}")
-    for mutant in mutants:
+    with ThreadPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1)) as pool:
+        graded = [pool.submit(_graded, loaded, mutant, sandbox) for mutant in mutants]
         try:
-            with applied(mutant, loaded.exercise.reference) as patched:
-                overlay = loaded.exercise.reference if mutant.overlay else None
-                report = grade(loaded, patched, overlay=overlay, sandbox=sandbox)
-        except SuiteError as error:
-            outcome.problems.error(str(error))
-            continue
-        problems = check_mutant(mutant, report, reference_passes)
-        if mutant.verdict is Verdict.AC and is_plain(mutant.name):
-            problems += margin_problems(mutant.name, report)
-            outcome.checks.append(margin_line(mutant.name, report))
-        if mutant.verdict is not Verdict.AC:
-            outcome.lost[mutant.name] = [r.name for r in report.results if not r.passed]
-            if mutant.failing_tests is not None:
-                outcome.owned[mutant.name] = mutant.failing_tests
-            if loaded.suite.questions:
-                loss = question_loss(mutant, report, loaded.suite)
-                outcome.losses.append(loss)
-                problems += isolation_problems(loss)
-        say(f"mutant {mutant.name}: {'ok' if not problems else 'WRONG'} "
-            f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
-        for line in je_reasons(report, f"mutant {mutant.name}"):
-            say(line)
-        for problem in problems:
-            outcome.problems.error(problem)
+            for mutant, future in zip(mutants, graded, strict=True):
+                _judge_mutant(loaded, outcome, mutant, future.result(), reference_passes, say)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     outcome.checks.append(f"{len(loaded.suite.tests)} tests, {len(mutants)} mutants")
     return outcome
+
+
+def _graded(loaded: LoadedSuite, mutant: Mutant, sandbox: str | None) -> GradeReport | SuiteError:
+    """A known submission graded (in a thread of verify's pool), or why it could not be."""
+    try:
+        with applied(mutant, loaded.exercise.reference) as patched:
+            overlay = loaded.exercise.reference if mutant.overlay else None
+            return grade(loaded, patched, overlay=overlay, sandbox=sandbox)
+    except SuiteError as error:
+        return error
+
+
+def _judge_mutant(loaded: LoadedSuite, outcome: Verification, mutant: Mutant,
+                  report: GradeReport | SuiteError, reference_passes: set[str],
+                  say: Callable[[str], None]) -> None:
+    """What a known submission's grading says about the suite, added to `outcome`."""
+    if isinstance(report, SuiteError):
+        outcome.problems.error(str(report))
+        return
+    problems = check_mutant(mutant, report, reference_passes)
+    if mutant.verdict is Verdict.AC and is_plain(mutant.name):
+        problems += margin_problems(mutant.name, report)
+        outcome.checks.append(margin_line(mutant.name, report))
+    if mutant.verdict is not Verdict.AC:
+        outcome.lost[mutant.name] = [r.name for r in report.results if not r.passed]
+        if mutant.failing_tests is not None:
+            outcome.owned[mutant.name] = mutant.failing_tests
+        if loaded.suite.questions:
+            loss = question_loss(mutant, report, loaded.suite)
+            outcome.losses.append(loss)
+            problems += isolation_problems(loss)
+    say(f"mutant {mutant.name}: {'ok' if not problems else 'WRONG'} "
+        f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
+    for line in je_reasons(report, f"mutant {mutant.name}"):
+        say(line)
+    for problem in problems:
+        outcome.problems.error(problem)
 
 
 def main(*, exercise: str, sandbox: SandboxChoice | None = None,
