@@ -6,7 +6,9 @@ cannot run; every other test that grades names its sandbox (`process`) itself.
 
 from __future__ import annotations
 
+import os
 import textwrap
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -27,6 +29,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if problem is not None:
         pytest.skip("; ".join(line.strip() for line in problem.splitlines() if line.strip()))
 
+
+
+@pytest.fixture(autouse=True)
+def same_working_folder(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test leaves the working folder as it found it: a test that moved into a temporary
+    folder that is then removed would leave every later test without one (os.getcwd fails)."""
+    before = os.getcwd()
+    yield
+    try:
+        moved = os.getcwd() != before
+    except FileNotFoundError:
+        moved = True
+    if moved:
+        os.chdir(before)
+        warnings.warn(f"{request.node.nodeid} left the working folder", stacklevel=1)
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

@@ -1,8 +1,9 @@
 """An exercise as one content-addressed parcel: what grading needs, to carry to another machine.
 
 The bundle holds the suite, its case generators, the given files, the fixtures (inputs and
-recorded expectations, not the mutants) and, when a time limit is relative to the reference or a
-test runs with reference helpers, the reference; each under its path in the project, so that
+recorded expectations, not the mutants nor the solutions) and, when a time limit is relative to
+the reference or a test runs with reference helpers, the reference; each under its path in the
+project, so that
 unpacked it is a project root (`GRADER_ROOT`) of its own. The digest names the content, never
 where or when it was made.
 """
@@ -22,7 +23,7 @@ from grader.exercise import project_root
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import SuiteError
 
-SKIPPED_PARTS = frozenset({"__pycache__", "mutants"})
+SKIPPED_PARTS = frozenset({"__pycache__", "mutants", "solutions"})
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.diagnostics import Diagnostics
-from grader.judge.helpers import helper_code
+from grader.judge.helpers import helper_code, reference_available
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import Step, SuiteError, TestSpec
@@ -53,7 +53,7 @@ def static_problems(loaded: LoadedSuite, tests: list[TestSpec] | None = None) ->
             continue
         for problem in _step_problems(test, expectations.steps_of(test, loaded), names):
             problems.error(f"{key}: {problem}", file=where)
-        if test.reference_helpers:
+        if test.reference_helpers and reference_available(loaded):  # a handout runs without
             try:
                 helper_code(loaded, test)
             except SuiteError as error:
