@@ -11,24 +11,8 @@ from rich.text import Text
 from grader.commands import EXIT_OK
 from grader.commands.output import stdout_console
 from grader.inert import inert_text
-from grader.report.gradebook import GRADEBOOK_NAME, Change, Gradebook, GradebookError, TestRow
+from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, GradebookError, change_lines
 from grader.report.gradebook import changes as score_changes
-
-
-def _points(row: TestRow | None) -> str:
-    return "absent" if row is None else f"{row.verdict} {row.points:g}/{row.max_points:g}"
-
-
-def change_lines(found: list[Change]) -> list[str]:
-    """One line per student whose score changed, then one indented line per test that moved."""
-    lines = []
-    for change in found:
-        lines.append(f"{change.student}: {change.before.score:g}/{change.before.max_score:g} -> "
-                     f"{change.after.score:g}/{change.after.max_score:g} (graded "
-                     f"{change.before.graded_at} -> {change.after.graded_at})")
-        lines += [f"  {name}: {_points(before)} -> {_points(after)}"
-                  for name, before, after in change.tests]
-    return lines
 
 
 def main(*, out: Path, changes: bool = False, console: Console | None = None) -> int:

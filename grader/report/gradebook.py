@@ -281,3 +281,20 @@ def change(student: str, before: Attempt, after: Attempt) -> Change:
              if (old[name].points if name in old else None)
              != (new[name].points if name in new else None)]
     return Change(student=student, before=before, after=after, tests=moved)
+
+
+def _points(row: TestRow | None) -> str:
+    return "absent" if row is None else f"{row.verdict} {row.points:g}/{row.max_points:g}"
+
+
+def change_lines(found: list[Change]) -> list[str]:
+    """One line per student whose score changed, then one indented line per test that moved
+    (`grader gradebook --changes` and the service's regrade page)."""
+    lines = []
+    for moved in found:
+        lines.append(f"{moved.student}: {moved.before.score:g}/{moved.before.max_score:g} -> "
+                     f"{moved.after.score:g}/{moved.after.max_score:g} (graded "
+                     f"{moved.before.graded_at} -> {moved.after.graded_at})")
+        lines += [f"  {name}: {_points(before)} -> {_points(after)}"
+                  for name, before, after in moved.tests]
+    return lines

@@ -7,6 +7,7 @@ import html
 import math
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import quote
 
 from rich.console import Console
@@ -153,32 +154,8 @@ def student_table(summary: Summary) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-SORT_SCRIPT = """
-function sortBy(table, column, descending) {
-  const body = table.tBodies[0];
-  const key = row => {
-    const cell = row.cells[column];
-    const value = cell.dataset.value;
-    return value === undefined ? cell.textContent : parseFloat(value);
-  };
-  const rows = Array.from(body.rows);
-  rows.sort((a, b) => {
-    const x = key(a), y = key(b);
-    const order = typeof x === "number" ? x - y : String(x).localeCompare(String(y));
-    return descending ? -order : order;
-  });
-  rows.forEach(row => body.appendChild(row));
-  table.dataset.sorted = column + (descending ? "-desc" : "-asc");
-}
-document.querySelectorAll("table.sortable").forEach(table => {
-  table.querySelectorAll("th").forEach(th => th.addEventListener("click", () => {
-    const column = Number(th.dataset.column);
-    sortBy(table, column, table.dataset.sorted === column + "-asc");
-  }));
-});
-const wanted = /^#sort=(\\d+)(-desc)?$/.exec(location.hash);
-if (wanted) sortBy(document.getElementById("students"), Number(wanted[1]), !!wanted[2]);
-"""
+# The class table's sorting script, shared with the service's pages (which serve the file).
+SORT_SCRIPT = (Path(__file__).resolve().parent / "sortable.js").read_text(encoding="utf-8")
 
 
 def summary_html(exercise: str, summary: Summary) -> str:

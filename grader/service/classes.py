@@ -58,15 +58,11 @@ def class_rows(course: Course, assignment: Assignment) -> list[Row]:
 def regrade_changes(course: Course, assignment: Assignment) -> list[str]:
     """Per regraded submission whose score moved, the lines `grader gradebook --changes` prints:
     the score before and after, then each test whose points moved."""
-    from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, TestRow, change
+    from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, change, change_lines
 
     path = course.gradebook_folder(assignment.name) / GRADEBOOK_NAME
     if not path.is_file():
         return []
-
-    def points(row: TestRow | None) -> str:
-        return "absent" if row is None else f"{row.verdict} {row.points:g}/{row.max_points:g}"
-
     lines: list[str] = []
     with Gradebook(path) as book:
         for sub in Submission.objects.filter(assignment=assignment.name, generation__gt=1) \
@@ -75,11 +71,8 @@ def regrade_changes(course: Course, assignment: Assignment) -> list[str]:
             after = book.keyed(f"{sub.id}#{sub.generation}")
             if before is None or after is None or before.score == after.score:
                 continue
-            moved = change(sub.user.username, before, after)
-            lines.append(f"{sub.user.username} (submission {sub.number}): {before.score:g}/"
-                         f"{before.max_score:g} -> {after.score:g}/{after.max_score:g} (graded "
-                         f"{before.graded_at} -> {after.graded_at})")
-            lines += [f"  {name}: {points(old)} -> {points(new)}" for name, old, new in moved.tests]
+            lines += change_lines([change(f"{sub.user.username} (submission {sub.number})",
+                                          before, after)])
     return lines
 
 

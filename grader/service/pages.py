@@ -23,7 +23,11 @@ from grader.service.policy import due_for, view
 from grader.service.storage import UploadError
 
 STATIC = Path(__file__).resolve().parent / "static"
-STATIC_FILES = {"grader.js": "text/javascript", "grader.css": "text/css"}
+SHARED = Path(__file__).resolve().parent.parent / "report"
+# name -> (the file, its content type); sortable.js is the batch summary's own sorting script.
+STATIC_FILES = {"grader.js": (STATIC / "grader.js", "text/javascript"),
+                "grader.css": (STATIC / "grader.css", "text/css"),
+                "sortable.js": (SHARED / "sortable.js", "text/javascript")}
 # No inline script or style anywhere: what a submission printed can never run in a page.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -42,7 +46,8 @@ def content_security_policy(get_response: Callable[[HttpRequest], HttpResponse]
 def static(request: HttpRequest, name: str) -> HttpResponse:
     if name not in STATIC_FILES:
         raise Http404(name)
-    return FileResponse((STATIC / name).open("rb"), content_type=STATIC_FILES[name])
+    path, content_type = STATIC_FILES[name]
+    return FileResponse(path.open("rb"), content_type=content_type)
 
 
 def signed_in(request: HttpRequest) -> User | None:

@@ -65,7 +65,7 @@ def _line(result: Result) -> str:
 @pytest.mark.parametrize("exercise", ["bitgrid", "weighted"])
 def test_reference_verdicts_do_not_change_under_load(exercise: str,
                                                      request: pytest.FixtureRequest) -> None:
-    # The whole suite, the heavy weighted tests included (task2-4-5, task4-4-6: ~0.3-0.4 s of
+    # The whole suite, the heavy weighted tests included (task2-4-5, task4-3-9: ~0.15-0.4 s of
     # CPU each): under this load their wall time grows about 3x, their CPU time does not.
     loaded = load_suite(exercise)
     idle = grade(loaded, loaded.exercise.reference, sandbox="bwrap")

@@ -124,8 +124,11 @@ def test_html_in_the_output_is_inert_and_scripts_are_forbidden(
     assert "<script>alert" not in page.text and "<img src=x" not in page.text
     policy = page.headers["Content-Security-Policy"]
     assert "script-src 'self'" in policy and "unsafe-inline" not in policy
-    assert page.text.count("<script") == 1  # the page's own script file, no inline one
-    assert 'src="/static/grader.js"' in page.text
+    assert page.text.count("<script") == 2  # the page's own script files, no inline one
+    assert 'src="/static/grader.js"' in page.text and 'src="/static/sortable.js"' in page.text
+    shared = session.get(f"{service.url}/static/sortable.js", timeout=30)
+    assert shared.status_code == 200 and "function sortBy" in shared.text
+    assert session.get(f"{service.url}/static/..%2Fpages.py", timeout=30).status_code == 404
 
 
 def test_web_forms_refuse_requests_without_a_csrf_token(service: Service,
