@@ -237,7 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:
         stopped = _interrupt_behind(error)
         if stopped is not None:  # cleanup failed while the interrupt unwound: still the interrupt
-            print("terminated" if isinstance(stopped, Terminated) else "interrupted",
+            where = traceback.extract_tb(error.__traceback__)[-1:]
+            at = f" at {where[0].filename}:{where[0].lineno}" if where else ""
+            print(f"{'terminated' if isinstance(stopped, Terminated) else 'interrupted'} (while "
+                  f"stopping, the grader's own {type(error).__name__}{at}: {error})",
                   file=sys.stderr)
             return EXIT_TERMINATED if isinstance(stopped, Terminated) else EXIT_INTERRUPTED
         traceback.print_exc()

@@ -174,8 +174,8 @@ class Gradebook:
         its number returned: a grading repeated after a crash is stored once."""
         identity = [attempt.identity[name] for name in IDENTITY_KEYS]
         connection = self.connection
-        connection.execute("BEGIN IMMEDIATE")
         try:
+            connection.execute("BEGIN IMMEDIATE")
             if key is not None:
                 row = connection.execute("SELECT attempt FROM keys WHERE key = ?",
                                          (key,)).fetchone()
@@ -201,7 +201,10 @@ class Gradebook:
                 connection.execute("INSERT INTO keys VALUES (?, ?)", (key, number))
             connection.execute("COMMIT")
         except BaseException:
-            connection.execute("ROLLBACK")
+            # A Ctrl-C can land after COMMIT: the attempt is stored then, and there is nothing to
+            # roll back (a ROLLBACK would raise over the interrupt).
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
             raise
         attempt.attempt = number
         return number

@@ -38,6 +38,22 @@ def test_a_grader_bug_is_exit_1_with_its_traceback(raised: Exception,
                                  "input's (exit 1)")
 
 
+def test_a_cleanup_that_fails_during_ctrl_c_is_still_130_and_names_its_error(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def interrupted_then_broken(**options: object) -> int:
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise RuntimeError("cannot rollback")
+
+    monkeypatch.setattr(listing, "main", interrupted_then_broken)
+    assert cli.main(["list"]) == cli.EXIT_INTERRUPTED
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.startswith("interrupted (while stopping, the grader's own RuntimeError at ")
+    assert err.rstrip().endswith(": cannot rollback)")
+
+
 @pytest.mark.parametrize(("raised", "status"), [(UserError("suite.yaml:3: tests: a list"),
                                                  EXIT_BAD_INPUT),
                                                 (UsageError("--out only goes with --batch"),

@@ -97,6 +97,46 @@ def test_gradebook_keeps_hostile_text_as_data(tmp_path: Path) -> None:
     assert [name for name, _, _ in moved[0].tests] == [name for name, _, _ in data.TESTS]
 
 
+class _InterruptedAt:
+    """A gradebook connection that gets Ctrl-C right after (or right before) one statement."""
+
+    def __init__(self, real: sqlite3.Connection, statement: str, after: bool) -> None:
+        self.real, self.statement, self.after = real, statement, after
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        if sql == self.statement and not self.after:
+            raise KeyboardInterrupt
+        cursor = self.real.execute(sql, *args)
+        if sql == self.statement:
+            raise KeyboardInterrupt
+        return cursor
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+
+@pytest.mark.parametrize(("statement", "after", "stored"), [
+    ("COMMIT", True, 1),  # found under load: the ROLLBACK raised over the interrupt
+    ("COMMIT", False, 0),
+    ("BEGIN IMMEDIATE", True, 0),
+])
+def test_ctrl_c_while_an_attempt_is_stored_keeps_it_whole_or_not_at_all(
+        tmp_path: Path, statement: str, after: bool, stored: int) -> None:
+    with Gradebook(tmp_path / "gradebook.sqlite") as book:
+        book.claim("toy")
+        real = book.connection
+        book.connection = _InterruptedAt(real, statement, after)  # type: ignore[assignment]
+        attempt = attempt_from_results("ada", dict(data.IDENTITY), "graded",
+                                       results_json(data.report_of("ada")), "2025-01-01")
+        with pytest.raises(KeyboardInterrupt):
+            book.add(attempt)
+        book.connection = real
+        assert not real.in_transaction
+        assert book.attempt_count("ada") == stored
+        tests = real.execute("SELECT COUNT(*) FROM tests").fetchone()[0]
+        assert tests == stored * len(data.TESTS)
+
+
 def test_a_gradebook_from_before_the_boundary_opens_and_then_records_it(tmp_path: Path) -> None:
     path = tmp_path / "gradebook.sqlite"
     with sqlite3.connect(path) as old:  # the attempts table as it was before issue 20
