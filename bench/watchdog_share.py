@@ -10,7 +10,10 @@ is an upper bound of the watchdog alone. Then the same with two busy loops per c
 gives each its share).
 
     .venv/bin/python bench/watchdog_share.py [--runs N] [--exercise weighted]
-        [--tests task2-4-5 task4-3-9]
+        [--tests task2-4-5 task4-3-9] [--mutant AC/plain-literal]
+
+`--mutant VERDICT/NAME` grades that known submission (mutant or solution) instead of the
+reference: AC/plain-literal's task2-4-5 lasts about 2.7 s, a test of the length the target is for.
 
 Target: under 5 % of the test's CPU, idle and under load. Prints figures; asserts no times.
 """
@@ -32,11 +35,12 @@ sys.path.insert(0, str(ROOT))
 
 from grader.judge.calibration import resolve_limits  # noqa: E402
 from grader.judge.grade import select_tests  # noqa: E402
+from grader.judge.mutants import applied, mutants_of  # noqa: E402
 from grader.judge.testrun import Grader, prepared_submission  # noqa: E402
 from grader.run import watchdog  # noqa: E402
 from grader.run.cgroup import hierarchies  # noqa: E402
 from grader.run.sandbox import choose  # noqa: E402
-from grader.suite.load import load_suite  # noqa: E402
+from grader.suite.load import LoadedSuite, load_suite  # noqa: E402
 
 TARGET_PERCENT = 5.0
 LOOPS_PER_CORE = 2
@@ -64,13 +68,13 @@ def busy_loops() -> Iterator[int]:
 SAMPLES = [0]
 
 
-def _counting(sample: Callable[[watchdog.Test, float], watchdog.KillReason | None]) \
-        -> Callable[[watchdog.Test, float], watchdog.KillReason | None]:
+def _counting(sample: Callable[..., watchdog.KillReason | None]) \
+        -> Callable[..., watchdog.KillReason | None]:
     """The watchdog's sampling step, counted (to tell the per-sample cost from the fixed one)."""
 
-    def counted(self: watchdog.Test, started: float) -> watchdog.KillReason | None:
+    def counted(*args: object, **kwargs: object) -> watchdog.KillReason | None:
         SAMPLES[0] += 1
-        return sample(self, started)
+        return sample(*args, **kwargs)
 
     return counted
 
@@ -79,12 +83,28 @@ def load() -> str:
     return "load " + " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def measure(label: str, exercise: str, names: list[str], runs: int, sandbox: str | None) -> None:
+@contextmanager
+def submission(loaded: LoadedSuite, mutant: str | None) -> Iterator[Path]:
+    """The reference's folder, or the named mutant's or solution's."""
+    if mutant is None:
+        yield loaded.exercise.reference
+        return
+    found = {m.name: m for m in mutants_of(loaded.exercise)}
+    if mutant not in found:
+        sys.exit(f"{loaded.exercise.fixtures}: no mutant or solution {mutant} "
+                 f"(known: {', '.join(sorted(found))})")
+    with applied(found[mutant], loaded.exercise.reference) as folder:
+        yield folder
+
+
+def measure(label: str, exercise: str, names: list[str], runs: int, sandbox: str | None,
+            mutant: str | None) -> None:
     loaded = load_suite(exercise)
     tests = select_tests(loaded, False, names)
     confinement = choose(sandbox, loaded.suite.sandbox, "bwrap")
     limits = resolve_limits(loaded, tests, confinement)
-    with prepared_submission(loaded, loaded.exercise.reference) as (prepared, scratch), \
+    with submission(loaded, mutant) as folder, \
+            prepared_submission(loaded, folder) as (prepared, scratch), \
             Grader(loaded, prepared, scratch, limits, confinement) as grader:
         for test in tests:
             own, cpu, wall, shares, verdicts, samples = [], [], [], [], [], []
@@ -115,13 +135,16 @@ def main() -> None:
     parser.add_argument("--exercise", default="weighted")
     parser.add_argument("--tests", nargs="+", default=["task2-4-5", "task4-3-9"])
     parser.add_argument("--sandbox", default=None, help="default: $GRADER_SANDBOX, else bwrap")
+    parser.add_argument("--mutant", default=None, help="VERDICT/NAME; default: the reference")
     args = parser.parse_args()
-    watchdog.Test._sample = _counting(watchdog.Test._sample)  # type: ignore[method-assign,assignment]
+    watchdog.Test._sample = _counting(watchdog.Test._sample)  # type: ignore[method-assign]
     measured = ", ".join(sorted(set(hierarchies()) - {"kill"})) or "none (wait4 and /proc)"
     print(f"cgroup controllers used for tests: {measured}; {os.cpu_count()} cores; {load()}")
-    measure("idle", args.exercise, args.tests, args.runs, args.sandbox)
+    what = args.mutant or "reference"
+    measure(f"{what}, idle", args.exercise, args.tests, args.runs, args.sandbox, args.mutant)
     with busy_loops() as count:
-        measure(f"under {count} busy loops", args.exercise, args.tests, args.runs, args.sandbox)
+        measure(f"{what}, under {count} busy loops", args.exercise, args.tests, args.runs,
+                args.sandbox, args.mutant)
 
 
 if __name__ == "__main__":
