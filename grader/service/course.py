@@ -15,12 +15,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grader.errors import UserError
 from grader.inert import inert_text
-from grader.suite.load import describe_error, line_of, parse_yaml
+from grader.suite.load import line_of, located_message, read_yaml_file
 from grader.suite.schema import LocatedError
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
@@ -149,17 +148,6 @@ class Course:
         return next((a for a in self.spec.assignments if a.name == name), None)
 
 
-def _located(path: Path, node: yaml.Node | None, error: ValidationError) -> CourseError:
-    first = error.errors()[0]
-    located = first.get("ctx", {}).get("error")
-    if isinstance(located, LocatedError):
-        first["loc"] = (*first["loc"], *located.loc)
-    line = line_of(node, tuple(first["loc"]))
-    where = f":{line}" if line else ""
-    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
-    return CourseError(f"{path}{where}: {describe_error(dict(first))}{more}")
-
-
 def _suite_problem(course_dir: Path, exercise: str) -> str | None:
     from grader.suite.load import load_suite
 
@@ -181,26 +169,14 @@ def suite_of(course: Course, assignment: Assignment) -> str:
 
 def load_course(path: Path, check_suites: bool = True) -> Course:
     """Read and validate a course file and its roster; every problem is one CourseError line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as error:
-        raise CourseError(f"{path}: no such course file") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise CourseError(f"{path}: cannot read: {error}") from error
-    try:
-        node, data = parse_yaml(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise CourseError(f"{path}{where}: malformed YAML: "
-                          f"{getattr(error, 'problem', None) or error}") from error
+    node, data = read_yaml_file(path, "course file", CourseError)
     if not isinstance(data, dict):
         raise CourseError(f"{path}: a course file is a mapping with keys title, roster, "
                           f"instructors, assignments")
     try:
         spec = CourseSpec.model_validate(data)
     except ValidationError as error:
-        raise _located(path, node, error) from error
+        raise CourseError(located_message(path, node, error)) from error
     course = Course(spec=spec, path=path.resolve())
     roster_path = course.folder / spec.roster
     course.people = read_people(roster_path, set(spec.instructors))

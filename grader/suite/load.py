@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from grader.errors import UserError
 from grader.exercise import Exercise, project_root
 from grader.suite.schema import LocatedError, Suite, SuiteError
 
@@ -86,34 +87,57 @@ def parse_yaml(text: str) -> tuple[yaml.Node | None, Any]:
     return node, data
 
 
-def parse_suite(path: Path) -> LoadedSuite:
-    """Read and validate a suite file; every problem becomes one SuiteError line."""
+def read_yaml_file(path: Path, what: str, error_type: type[UserError]) \
+        -> tuple[yaml.Node | None, Any]:
+    """The node tree and data of a YAML file (`what` it is, for the messages); a missing,
+    unreadable or malformed file is one `error_type` line naming it (and the line)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as error:
-        raise SuiteError(f"{path}: no such suite file") from error
+        raise error_type(f"{path}: no such {what}") from error
     except (OSError, UnicodeDecodeError) as error:
-        raise SuiteError(f"{path}: cannot read: {error}") from error
+        raise error_type(f"{path}: cannot read: {error}") from error
     try:
-        node, data = parse_yaml(text)
+        return parse_yaml(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error)
-        raise SuiteError(f"{path}{where}: malformed YAML: {problem}") from error
+        raise error_type(f"{path}{where}: malformed YAML: {problem}") from error
+
+
+def located_message(path: Path, node: yaml.Node | None, error: ValidationError) -> str:
+    """A validation error as one line: the file, the line of the first problem, its key path.
+
+    >>> from pydantic import BaseModel
+    >>> class Toy(BaseModel):
+    ...     tests: list[int]
+    >>> node, data = parse_yaml("tests:\\n  - 1\\n  - two\\n")
+    >>> try:
+    ...     Toy.model_validate(data)
+    ... except ValidationError as error:
+    ...     print(located_message(Path("toy.yaml"), node, error))
+    toy.yaml:3: tests.1: Input should be a valid integer, unable to parse string as an integer
+    """
+    first = error.errors()[0]
+    located = first.get("ctx", {}).get("error")
+    if isinstance(located, LocatedError):
+        first["loc"] = (*first["loc"], *located.loc)
+    line = _line_of(node, tuple(first["loc"]))
+    where = f":{line}" if line else ""
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"{path}{where}: {_describe(dict(first))}{more}"
+
+
+def parse_suite(path: Path) -> LoadedSuite:
+    """Read and validate a suite file; every problem becomes one SuiteError line."""
+    node, data = read_yaml_file(path, "suite file", SuiteError)
     if not isinstance(data, dict):
         raise SuiteError(f"{path}: a suite is a mapping with keys exercise, submit, tests, ...")
     try:
         suite = Suite.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        located = first.get("ctx", {}).get("error")
-        if isinstance(located, LocatedError):
-            first["loc"] = (*first["loc"], *located.loc)
-        line = _line_of(node, tuple(first["loc"]))
-        where = f":{line}" if line else ""
-        more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
-        raise SuiteError(f"{path}{where}: {_describe(dict(first))}{more}") from error
+        raise SuiteError(located_message(path, node, error)) from error
     return LoadedSuite(suite, path)
 
 
@@ -130,4 +154,3 @@ def load_suite(exercise_or_path: str) -> LoadedSuite:
 
 # For other YAML files validated the same way (the service's course file).
 line_of = _line_of
-describe_error = _describe
