@@ -6,8 +6,6 @@ here needs the web framework: the service's settings are built from a `Course`.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 from dataclasses import dataclass, field
@@ -19,12 +17,12 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 
 from grader.errors import UserError
 from grader.inert import inert_text
+from grader.report.roster import read_table
 from grader.suite.load import line_of, located_message, read_yaml_file
 from grader.suite.schema import LocatedError
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 LOGIN_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,149}$")
-MAX_ROSTER_BYTES = 16 * 1024 * 1024
 
 
 class CourseError(UserError):
@@ -196,32 +194,9 @@ def load_course(path: Path, check_suites: bool = True) -> Course:
 
 def read_people(path: Path, instructors: set[str]) -> dict[str, Person]:
     """The roster: a CSV with a `login` column (name, email and any others optional)."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise CourseError(f"{path}: cannot read the roster ({error.strerror or error})") from error
-    if len(data) > MAX_ROSTER_BYTES:
-        raise CourseError(f"{path}: the roster is larger than {MAX_ROSTER_BYTES // 2**20} MB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise CourseError(f"{path}: the roster is not UTF-8 text (byte {error.start})") from error
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        records = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
-    except csv.Error as error:
-        raise CourseError(f"{path}:{reader.line_num}: not a readable CSV file ({error})") from error
-    if not records:
-        raise CourseError(f"{path}: the roster is empty; it needs a header with a 'login' column")
-    header = [cell.strip() for cell in records[0][1]]
-    if "login" not in header:
-        raise CourseError(f"{path}:1: the header has no 'login' column (it has: "
-                          f"{inert_text(', '.join(header))})")
+    header, records = read_table(path, "login", CourseError)
     people: dict[str, Person] = {}
-    for line, row in records[1:]:
-        if len(row) != len(header):
-            raise CourseError(f"{path}:{line}: {len(row)} cells where the header has "
-                              f"{len(header)}")
+    for line, row in records:
         cells: dict[str, Any] = dict(zip(header, (cell.strip() for cell in row), strict=True))
         login = cells["login"]
         if not LOGIN_PATTERN.match(login):
