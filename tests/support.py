@@ -13,6 +13,32 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 SUITE_NAMES = sorted(path.parent.name for path in (ROOT / "fixtures").glob("*/suite.yaml"))
 
+# A toy exercise for the boundary's tests: `answer(n)` called, and a driver reading numbers.
+TOY_SUITE = """
+exercise: toy
+submit: [toy.py]
+given: [drive.py]
+limits: LIMITS
+tests:
+  - name: call
+    call: toy.answer
+    cases: [[1], [2]]
+  - name: transcript
+    transcript: {driver: drive, stdin: numbers.txt, expected: numbers.out.txt}
+"""
+TOY_DRIVER = """
+import sys
+from toy import answer
+for line in sys.stdin:
+    print(answer(int(line)))
+"""
+TOY_REFERENCE = "def answer(n):\n    return 2 * n\n"
+
+
+def toy_suite(limits: str) -> str:
+    """The toy suite under `limits` (a YAML flow mapping)."""
+    return TOY_SUITE.replace("LIMITS", limits)
+
 
 def cases_module(exercise: str) -> ModuleType:
     """fixtures/EXERCISE/cases.py, the suite's case generators, as a module (`EXERCISE_cases`)."""

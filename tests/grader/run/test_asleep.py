@@ -20,28 +20,12 @@ from grader.judge.verdicts import TestResult as Result  # pytest would collect a
 from grader.run import asleep
 from tests.conftest import Build
 from tests.grader.run.test_load import busy_loops  # noqa: F401 - a fixture
+from tests.support import TOY_DRIVER, TOY_REFERENCE, toy_suite
 
 # No wall_s: the default safety net is max(3 x cpu_s, cpu_s + 30 s) = 36 s (a transcript's too).
-SUITE = """
-exercise: toy
-submit: [toy.py]
-given: [drive.py]
-limits: {cpu_s: 6, processes: PROCESSES}
-tests:
-  - name: call
-    call: toy.answer
-    cases: [[1], [2]]
-  - name: transcript
-    transcript: {driver: drive, stdin: numbers.txt, expected: numbers.out.txt}
-"""
-DRIVER = """
-import sys
-from toy import answer
-for line in sys.stdin:
-    print(answer(int(line)))
-"""
+SUITE = toy_suite("{cpu_s: 6, processes: PROCESSES}")
+DRIVER, REFERENCE = TOY_DRIVER, TOY_REFERENCE
 INPUTS = {"numbers.txt": "1\n2\n", "numbers.out.txt": ""}
-REFERENCE = "def answer(n):\n    return 2 * n\n"
 SAFETY_NET_S = 36.0
 
 

@@ -21,30 +21,12 @@ from grader.commands.record import record
 from grader.exercise import project_root
 from grader.judge.grade import grade
 from grader.suite.load import load_suite
+from tests.support import TOY_DRIVER, TOY_REFERENCE, toy_suite
 
 pytestmark = pytest.mark.bwrap
 
-SUITE = """
-exercise: toy
-submit: [toy.py]
-given: [drive.py]
-limits: {cpu_s: 1, wall_s: 3, memory_mb: 100, output_kb: 16, processes: PROCESSES}
-tests:
-  - name: call
-    call: toy.answer
-    cases: [[1], [2]]
-  - name: transcript
-    transcript: {driver: drive, stdin: numbers.txt, expected: numbers.out.txt}
-"""
-
-DRIVER = """
-import sys
-from toy import answer
-for line in sys.stdin:
-    print(answer(int(line)))
-"""
-
-REFERENCE = "def answer(n):\n    return 2 * n\n"
+SUITE = toy_suite("{cpu_s: 1, wall_s: 3, memory_mb: 100, output_kb: 16, processes: PROCESSES}")
+DRIVER, REFERENCE = TOY_DRIVER, TOY_REFERENCE
 
 HOSTILE: dict[str, tuple[str, str]] = {
     # name: (verdict, body of answer(n))
