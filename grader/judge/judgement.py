@@ -93,9 +93,13 @@ def judge_steps(steps: list[Step], got_list: list[StepOutcome],
     compared_steps = [step for step in steps if step.compared]
     got_compared = [g for g in got_list if not g.get("let_failed")]
     expected_compared = [e for e in expected_list if not e.get("let_failed")]
-    if len(expected_compared) != len(compared_steps) or len(got_compared) != len(compared_steps):
+    if len(expected_compared) != len(compared_steps):
         return Judgement(Verdict.JE, "the recorded expectations do not match the suite's steps; "
                          "re-record them with `grader record`")
+    if len(got_compared) != len(compared_steps):  # the test process wrote its own result
+        return Judgement(Verdict.RTE, f"the test process sent back a malformed result "
+                         f"({len(got_compared)} step outcome(s) for {len(compared_steps)} "
+                         f"compared step(s))")
     for step, got, expected in zip(compared_steps, got_compared, expected_compared, strict=True):
         label = step_label(step)
         failed = raised(got)

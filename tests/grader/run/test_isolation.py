@@ -261,6 +261,8 @@ def send(data):
 RAW_RESULTS = {  # what the test writes straight onto its result pipe (a Python expression)
     "forged-right-answers": ("b'{\"steps\": [{\"value\": 2}]}'", ["AC", "WA"]),  # its own answers
     "malformed": ("b'{\"steps\": [{\"value\": 2}'", ["RTE", "RTE"]),
+    "no-outcomes": ("b'{\"steps\": []}'", ["RTE", "RTE"]),  # never a JE blamed on the suite
+    "too-many-outcomes": ("b'{\"steps\": [{\"value\": 2}, {\"value\": 4}]}'", ["RTE", "RTE"]),
     "unknown-shape": ("b'{\"steps\": [{\"value\": 2, \"cpu_s\": 0}]}'", ["RTE", "RTE"]),
     "suite-form": ("b'{\"steps\": [{\"value\": {\"$tuple\": 5}}]}'", ["RTE", "RTE"]),
     "deeply-nested": ("b'[' * 100_000 + b']' * 100_000", ["RTE", "RTE"]),
