@@ -70,6 +70,11 @@ def judge_exception(got: Raised, label: str) -> Judgement:
                      got.get("traceback", ""))
 
 
+NOTHING_COUNTED = ("the work of a search is counted as the calls of its own recursive function, "
+                   "in the submission's files and the test's thread: a search with an explicit "
+                   "stack, or run in another thread or process, cannot be judged")
+
+
 def wanted(step: Step, expected: Any) -> str:
     """What a step had to return, for a message.
 
@@ -117,6 +122,8 @@ def judge_steps(steps: list[Step], got_list: list[StepOutcome],
             return Judgement(Verdict.WA, f"{label} {got.get('unplain')}")
         if failed is not None:
             return judge_exception(failed, label)
+        if step.count is not None and got.get("value") == 0 != expected["value"]:
+            return Judgement(Verdict.WA, f"{label}: no call was counted ({NOTHING_COUNTED})")
         if not matches(step.compare, got.get("value"), expected["value"], step.tolerance):
             return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}, "
                              f"expected {wanted(step, expected['value'])}")
@@ -159,7 +166,8 @@ def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
                          f"its {limits.cpu_s:g} s of CPU time")
     if killed == "processes":
         return Judgement(Verdict.RTE, f"started more than {limits.processes} process(es), or "
-                         f"more threads than the kernel allows a test")
+                         f"more threads than the kernel allows a test (none in a test that "
+                         f"counts work)")
     if outcome.result is None:
         code = outcome.exit_code
         how = (f"was killed by signal {_signal_name(-code)}" if code is not None and code < 0

@@ -26,13 +26,19 @@ from grader.run.received import decode_result
 from grader.suite.schema import Limits
 
 SAMPLE_INTERVALS_S = ((0.25, 0.01), (2.0, 0.02), (float("inf"), 0.05))  # (until s, every s)
-THREAD_ALLOWANCE = 64
+THREAD_ALLOWANCE = 64  # tasks above the process limit (pids.max), but in a test that counts work
 STDERR_CAP_BYTES = 64 * 1024
 ANSWER_TIMEOUT_S = 10.0
 AFTER_KILL_TIMEOUT_S = 10.0
 MEMORY_BACKSTOP = (1.25, 32 * 1024 * 1024)  # the kernel's hard limit: limit x 1.25 + 32 MB
 KillReason: TypeAlias = Literal["cpu", "wall", "memory", "output", "processes", "asleep"]
 
+
+
+def counts_work(request: Request) -> bool:
+    """Whether the test counts a call's work (`count:`): it then runs as one task, no thread
+    or process besides its own, so that no work escapes the tracer of its one thread."""
+    return request["kind"] == "call" and any(step.get("count") for step in request["steps"])
 
 class BoundaryShort(ServerFault):
     """A test did not get the boundary its sandbox level promises: it runs nothing (JE)."""
@@ -137,7 +143,8 @@ class Test:
         self.cgroup = server.spare_cgroup or TestCgroup.create(server.slot)
         server.spare_cgroup = None
         if self.cgroup is not None:  # the reporter stays out: it only waits, and must outlive a kill
-            refused = self.cgroup.set_limits(backstop, self.limits.processes + THREAD_ALLOWANCE)
+            threads = 0 if counts_work(self.request) else THREAD_ALLOWANCE
+            refused = self.cgroup.set_limits(backstop, self.limits.processes + threads)
             if refused:
                 raise BoundaryShort(f"the kernel refused the test's limit ({refused})")
             if not self.cgroup.add(self.student):

@@ -50,6 +50,22 @@ def swallows(n):
         return fib(n)
     except BaseException:
         return -1
+
+
+def in_a_thread(n):
+    import threading
+    box = []
+    worker = threading.Thread(target=lambda: box.append(fib(n)))
+    worker.start()
+    worker.join()
+    return box[0]
+
+
+def renamed(n):
+    return n if n < 2 else renamed(n - 1) + renamed(n - 2)
+
+
+renamed.__code__ = renamed.__code__.replace(co_filename="<elsewhere>")
 '''
 
 
@@ -84,6 +100,31 @@ def test_mutual_recursion_counts_both_functions(searches: Any, tmp_path: Path) -
 def test_helpers_and_loops_are_not_work(searches: Any, tmp_path: Path) -> None:
     code = str(tmp_path / "code")
     assert recursive_calls(lambda: searches.flat(500), code) == 0
+
+
+def test_code_compiled_under_another_file_name_still_counts(searches: Any, tmp_path: Path) -> None:
+    code = str(tmp_path / "code")
+    assert recursive_calls(lambda: searches.renamed(15), code) == calls_of_fib(15)
+
+
+def test_a_thread_started_by_the_call_is_counted_too(searches: Any, tmp_path: Path) -> None:
+    code = str(tmp_path / "code")
+    assert recursive_calls(lambda: searches.in_a_thread(15), code) == calls_of_fib(15)
+
+
+def test_a_thread_already_running_when_the_count_begins_is_an_error(
+        searches: Any, tmp_path: Path) -> None:
+    import threading
+
+    release = threading.Event()
+    waiting = threading.Thread(target=release.wait)
+    waiting.start()
+    try:
+        with pytest.raises(CountingTurnedOff, match="another thread"):
+            recursive_calls(lambda: searches.fib(10), str(tmp_path / "code"))
+    finally:
+        release.set()
+        waiting.join()
 
 
 def test_code_outside_the_submission_is_not_counted(searches: Any, tmp_path: Path) -> None:
@@ -149,3 +190,67 @@ def test_a_search_without_pruning_loses_on_its_count_through_the_grader(grade_to
 def test_the_same_work_passes(grade_toy: Build) -> None:
     report = grade_toy(SUITE, PRUNED, PRUNED.replace("+ 1", "+ 1  # the same search"))
     assert [result.verdict for result in report.results] == [Verdict.AC]
+
+
+ITERATIVE = """\
+def search(n):
+    stack, best = [n], 0
+    while stack:
+        m = stack.pop()
+        best += 1
+        if m >= 2:
+            stack += [m - 1, m - 2]
+    return 0 if n < 2 else n - 1
+"""
+
+HIDDEN_WORK = {  # unpruned searches written to escape the count (a red team's)
+    "explicit-stack": ITERATIVE,
+    "in-a-thread": UNPRUNED.replace("def search(", "def _search(").replace(
+        "max(search(n - 1), search(n - 2))", "max(_search(n - 1), _search(n - 2))") + """
+def search(n):
+    import threading
+    box = []
+    worker = threading.Thread(target=lambda: box.append(_search(n)))
+    worker.start()
+    worker.join()
+    return box[0]
+""",
+    "in-a-raw-thread": UNPRUNED.replace("def search(", "def _search(").replace(
+        "max(search(n - 1), search(n - 2))", "max(_search(n - 1), _search(n - 2))") + """
+def search(n):
+    import _thread
+    box, done = [], _thread.allocate_lock()
+    done.acquire()
+
+    def work():
+        box.append(_search(n))
+        done.release()
+
+    _thread.start_new_thread(work, ())
+    done.acquire()
+    return box[0]
+""",
+    "renamed-code": UNPRUNED + """
+def _elsewhere(code):
+    import types
+    consts = tuple(_elsewhere(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename="<elsewhere>", co_consts=consts)
+
+
+search.__code__ = _elsewhere(search.__code__)
+""",
+}
+
+
+@pytest.mark.parametrize("sandbox", ["process", pytest.param("bwrap", marks=pytest.mark.bwrap)])
+@pytest.mark.parametrize("case", sorted(HIDDEN_WORK))
+def test_work_hidden_from_the_counter_never_passes(grade_toy: Build, case: str,
+                                                   sandbox: str) -> None:
+    (result,) = grade_toy(SUITE, PRUNED, HIDDEN_WORK[case], sandbox=sandbox).results
+    assert result.verdict in (Verdict.WA, Verdict.RTE), (result.verdict, result.message)
+    if case == "explicit-stack":
+        assert "no call was counted" in result.message
+    if case == "renamed-code":
+        assert "returned 465" in result.message  # counted as the plain unpruned search
+    if case == "in-a-raw-thread":  # untraced: the kernel refuses the thread (pids.max)
+        assert result.verdict is Verdict.RTE and "thread" in result.message, result.message
