@@ -159,5 +159,6 @@ class DaskExecutor:
         if isinstance(outcome, Graded):
             return outcome.payload
         message = outcome or "grader error: the cluster lost this submission's task"
-        report = failed_report(self.job.loaded, source, message, Verdict.JE)
+        report = failed_report(self.job.loaded, source, message, Verdict.JE,
+                               self.job.public_only)
         return {"results": results_json(report), "junit": junit_xml(report), "status": "JE"}

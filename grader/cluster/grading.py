@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 from grader.cluster.job import Payload
-from grader.judge.grade import GradeReport, grade
+from grader.judge.grade import GradeReport, grade, select_tests
 from grader.judge.verdicts import TestResult, Verdict
 from grader.report.reports import junit_xml, results_json
 from grader.run.submission import SubmissionError, is_empty
@@ -17,12 +17,15 @@ from grader.suite.load import LoadedSuite, load_suite
 
 
 def failed_report(loaded: LoadedSuite, source: Path, message: str,
-                  verdict: Verdict = Verdict.CE) -> GradeReport:
-    """A report for a submission that could not be graded at all: every test scores 0."""
+                  verdict: Verdict = Verdict.CE, public_only: bool = False) -> GradeReport:
+    """A report for a submission that could not be graded at all: every test scores 0.
+
+    The tests are those a grading would run (`public_only`: the visible ones), so its
+    max_score is that of the submissions graded beside it."""
     report = GradeReport(exercise=loaded.name, submission=str(source),
                          question_titles=loaded.suite.question_titles())
     report.notes.append(message)
-    for test in loaded.suite.tests:
+    for test in select_tests(loaded, public_only):
         report.results.append(TestResult(name=test.name, verdict=verdict, points=0.0,
                                          max_points=test.points, visibility=test.visibility,
                                          kind=test.kind, message=message,
@@ -54,17 +57,20 @@ def grade_one(root: str, suite_path: str, source: Path, public_only: bool,
     loaded = _suite(suite_path)
     if source.is_file() and not zipfile.is_zipfile(source):
         report, status = failed_report(loaded, source, f"{source.name}: not a readable .zip "
-                                       f"file"), "corrupt"
+                                       f"file", public_only=public_only), "corrupt"
     elif is_empty(source):
-        report, status = failed_report(loaded, source, "the submission holds no file"), "empty"
+        report, status = failed_report(loaded, source, "the submission holds no file",
+                                       public_only=public_only), "empty"
     else:
         try:
             report = grade(loaded, source, public_only=public_only, sandbox=sandbox)
             status = status_of(report)
         except SubmissionError as error:
-            report, status = failed_report(loaded, source, str(error)), "corrupt"
+            report, status = failed_report(loaded, source, str(error),
+                                           public_only=public_only), "corrupt"
         except Exception as error:
-            report = failed_report(loaded, source, f"grader error: {error!r}", Verdict.JE)
+            report = failed_report(loaded, source, f"grader error: {error!r}", Verdict.JE,
+                                   public_only)
             status = "JE"
     return {"results": results_json(report), "junit": junit_xml(report), "status": status}
 

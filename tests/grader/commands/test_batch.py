@@ -101,6 +101,29 @@ def test_grade_dash_dash_batch_is_grader_batch(tmp_path: Path) -> None:
         sorted(p.relative_to(new) for p in new.rglob("*.json"))
 
 
+@pytest.mark.slow
+def test_every_row_of_a_public_batch_has_the_same_max_score(tmp_path: Path) -> None:
+    """--public grades only the visible tests: a submission that could not be graded at all
+    (empty, corrupt) or was never handed in (missing) is out of those same points."""
+    folder = tmp_path / "class"
+    shutil.copytree(SAMPLES / "alice", folder / "alice")
+    (folder / "empty").mkdir()
+    (folder / "corrupt.zip").write_bytes(b"not a zip at all")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("submission\nalice\nempty\ncorrupt\nghost\n")
+    out = tmp_path / "out"
+    assert main(["batch", "bitgrid", str(folder), "--out", str(out), "--public", "-j", "1",
+                 "--sandbox", "process", "--roster", str(roster)]) == 0
+    lines = (out / "grades.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    rows = {row["student"]: row
+            for row in (dict(zip(header, line.split(","), strict=True)) for line in lines[1:])}
+    assert {name: row["status"] for name, row in rows.items()} == {
+        "alice": "graded", "empty": "empty", "corrupt": "corrupt", "ghost": "missing"}
+    assert rows["alice"]["score"] == rows["alice"]["max_score"]
+    assert {row["max_score"] for row in rows.values()} == {rows["alice"]["max_score"]}
+
+
 @pytest.mark.parametrize(("argv", "said"), [
     (["grade", "bitgrid", "CLASS", "--batch", "--results", "r.json"], "--results does not go with --batch"),
     (["grade", "bitgrid", "CLASS", "--batch", "--test", "read"], "--test does not go with --batch"),
