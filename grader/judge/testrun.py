@@ -8,6 +8,7 @@ calibration keeps only its times. Limits come resolved (`TestLimits`), never wor
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -128,7 +129,8 @@ class Grader:
         self.limits = limits
         self.inputs = scratch / "inputs"
         self.inputs.mkdir(exist_ok=True)
-        self.inputs.chmod(0o755)
+        self.inputs.chmod(0o711)  # tests may pass through, never list: see run_test
+        self.test_inputs = self.inputs
         self.sandbox = sandbox
         self.server = ForkServer(prepared.code_dir, scratch, sandbox, inputs=self.inputs,
                                  env=loaded.suite.env)
@@ -143,7 +145,8 @@ class Grader:
 
     def shown(self, text: str) -> str:
         """`text` as students may see it: inert, and without the grader's own paths."""
-        for folder in (self.prepared.code_dir, self.inputs, self.scratch, project_root()):
+        for folder in (self.prepared.code_dir, self.test_inputs, self.inputs, self.scratch,
+                       project_root()):
             text = text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")
         return inert_text(text)
 
@@ -152,7 +155,7 @@ class Grader:
         origin = self.loaded.fixtures / name
         if not origin.is_file():
             raise FileNotFoundError(f"{origin}: input fixture named in the suite does not exist")
-        copy = self.inputs / name
+        copy = self.test_inputs / name
         if not copy.exists():
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(origin, copy)
@@ -176,9 +179,18 @@ class Grader:
             return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error))
         helpers = [] if own_helpers or not self.with_reference_helpers \
             else helper_code(self.loaded, test)
-        if test.transcript is not None:
-            return self._run_transcript(test, limits, helpers)
-        return self._run_calls(test, limits, helpers)
+        # Each test reads its input fixtures from a folder of its own with an unguessable name,
+        # removed after it: no test reads another's inputs (a hidden test's, say, to print them
+        # in a visible test's feedback), since the folder above cannot be listed.
+        self.test_inputs = self.inputs / secrets.token_hex(16)
+        self.test_inputs.mkdir()
+        self.test_inputs.chmod(0o755)
+        try:
+            if test.transcript is not None:
+                return self._run_transcript(test, limits, helpers)
+            return self._run_calls(test, limits, helpers)
+        finally:
+            shutil.rmtree(self.test_inputs, ignore_errors=True)
 
     def grade_test(self, test: TestSpec, own_helpers: bool = False) -> tuple[Judgement, TestRun]:
         """Run one test and judge it against its recorded expectations."""

@@ -29,6 +29,7 @@ from grader.report.reports import junit_xml, print_report, results_json
 from grader.run import cgroup
 from grader.run.procfs import open_untrusted, read_capped
 from grader.suite.load import load_suite
+from tests.conftest import Build
 
 SANDBOXES = ["process", pytest.param("bwrap", marks=pytest.mark.bwrap)]
 BWRAP = [pytest.param("bwrap", marks=pytest.mark.bwrap)]
@@ -375,3 +376,48 @@ def test_a_neighbour_in_a_batch_cannot_be_overwritten(project: Path, sandbox: st
         thread.join()
     assert [r.verdict.value for r in reports["bob"].results] == ["AC", "AC"]
     assert (project / "bob" / "toy.py").read_text() == victim_code
+
+
+# ---------------------------------------------------------------- other tests' inputs
+
+INPUTS_SUITE = """
+exercise: toy
+submit: [toy.py]
+given: [drive.py]
+tests:
+  - name: secret-game
+    visibility: hidden
+    transcript: {driver: drive, stdin: secret.txt, expected: secret.out.txt}
+  - name: peek
+    steps:
+      - {call: toy.peek, args: [{fixture: mine.txt}]}
+"""
+PEEKING_DRIVER = "import toy\nprint(len(input()))\n"
+PEEK = '''
+import os
+
+
+def peek(mine):
+    """Every file a test can find near its own input, and the old shared place of the others'."""
+    found = []
+    for top in (os.path.dirname(mine), os.path.dirname(os.path.dirname(mine))):
+        for folder, _, files in os.walk(top):
+            found += [name for name in files if name.endswith(".txt")]
+    for guess in (os.path.join(os.path.dirname(os.path.dirname(mine)), "secret.txt"),):
+        try:
+            found.append(open(guess).read())
+        except OSError:
+            pass
+    return "found: " + " | ".join(sorted(set(found)))
+'''
+
+
+@pytest.mark.bwrap
+def test_a_test_never_reads_another_tests_inputs(grade_toy: Build) -> None:
+    inputs = {"secret.txt": "the hidden game\n", "mine.txt": "my own input\n"}
+    report = grade_toy(INPUTS_SUITE, "def peek(mine):\n    return ''\n", PEEK,
+                       given={"drive.py": PEEKING_DRIVER}, inputs=inputs, sandbox="bwrap")
+    hidden, peek = report.results
+    assert hidden.name == "secret-game" and hidden.verdict.value == "AC"
+    assert "found:" in peek.message and "mine.txt" in peek.message, peek.message
+    assert "secret" not in peek.message and "hidden game" not in peek.message, peek.message
