@@ -101,6 +101,10 @@ def select_tests(loaded: LoadedSuite, public_only: bool,
     return tests
 
 
+EXPOSED_NOTE = ("sandbox process, as asked: tests could read the file system, the hidden tests' "
+                "expectations included; grade untrusted code with --sandbox bwrap or container")
+
+
 def keep_hidden_from_tests(loaded: LoadedSuite) -> None:
     """Under `container`, only permissions keep the suite, the expectations and the reference
     from the tests' uid: refuse to grade when a stranger could read any of them."""
@@ -128,6 +132,8 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
     confinement = choose(sandbox, loaded.suite.sandbox, default_sandbox, hidden=hidden)
     if confinement == "container":
         keep_hidden_from_tests(loaded)
+    if confinement == "process" and hidden:
+        report.notes.append(EXPOSED_NOTE)
     with prepared_submission(loaded, source, overlay) as (prepared, scratch):
         if prepared.missing:
             report.missing = list(prepared.missing)

@@ -51,3 +51,15 @@ def test_pytest_on_an_exercise_honours_the_environment() -> None:
                          env={**os.environ, "GRADER_SANDBOX": "nosuch"})
     assert run.returncode == 1
     assert "unknown sandbox 'nosuch'" in run.stdout
+
+
+@pytest.mark.slow
+def test_process_level_with_hidden_tests_says_so_in_the_report() -> None:
+    from grader.judge.grade import EXPOSED_NOTE, grade
+    from grader.suite.load import load_suite
+
+    loaded = load_suite("bitgrid")
+    reference = loaded.exercise.reference
+    with_hidden = grade(loaded, reference, sandbox="process")
+    assert EXPOSED_NOTE in with_hidden.notes
+    assert EXPOSED_NOTE not in grade(loaded, reference, public_only=True, sandbox="process").notes
