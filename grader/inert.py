@@ -30,6 +30,7 @@ _INERT_TABLE: dict[int, str] = {
     **dict.fromkeys(_SURROGATES, REPLACEMENT_CHARACTER),
     ord("\r"): "\\r",
 }
+_NAME_TABLE: dict[int, str] = {**_INERT_TABLE, ord("\n"): "\\n", ord("\t"): "\\t"}
 _XML_TABLE: dict[int, str] = {**_INERT_TABLE,
                               **dict.fromkeys(_XML_NONCHARACTERS, REPLACEMENT_CHARACTER)}
 
@@ -42,6 +43,7 @@ def _pattern(codes: dict[int, str]) -> re.Pattern[str]:
 # Searching first keeps clean text (the usual case) fast: translate is slow on non-ASCII text.
 _INERT_FOUND = _pattern(_INERT_TABLE)
 _XML_FOUND = _pattern(_XML_TABLE)
+_NAME_FOUND = _pattern(_NAME_TABLE)
 
 # Spreadsheets read a cell starting with one of these as a formula (OWASP's CSV injection list).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -60,6 +62,20 @@ def inert_text(text: str) -> str:
     True
     """
     return text.translate(_INERT_TABLE) if _INERT_FOUND.search(text) else text
+
+
+def inert_name(text: str) -> str:
+    r"""inert_text for a name shown on one line: newline and tab are escaped as well.
+
+    A file name may hold any character but '/' and NUL; in a list of names a newline would start
+    a line of the student's choosing (a forged score above the real one).
+
+    >>> print(inert_name("notes\nScore: 10 / 10\t\x1b.txt"))
+    notes\nScore: 10 / 10\t\x1b.txt
+    >>> inert_name("grid.py")
+    'grid.py'
+    """
+    return text.translate(_NAME_TABLE) if _NAME_FOUND.search(text) else text
 
 
 def xml_safe(text: str) -> str:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from grader.inert import inert_text
-from grader.run.submission import SubmissionError
+from grader.run.submission import SubmissionError, open_archive, special_kind
 
 # Files a batch writes at the top of --out, beside one folder per student.
 RESERVED_NAMES = frozenset({"grades.csv", "summary.html", "gradebook.sqlite",
@@ -48,6 +47,8 @@ def discover(folder: Path, submit: list[str]) -> Discovery:
             found.skipped.append(f"{shown}: hidden")
         elif entry.is_symlink():
             found.skipped.append(f"{shown}: a symbolic link")
+        elif entry.suffix == ".zip" and not entry.is_dir() and not entry.is_file():
+            found.skipped.append(f"{shown}: not a regular file ({special_kind(entry)})")
         elif entry.is_dir() or (entry.suffix == ".zip" and entry.is_file()):
             student = student_id(entry)
             if student in owners:
@@ -75,9 +76,9 @@ def holds_submitted_file(path: Path, submit: list[str]) -> bool:
     try:
         if path.is_dir():
             return any(item.name in wanted for item in path.rglob("*") if item.is_file())
-        with zipfile.ZipFile(path) as bundle:
+        with open_archive(path) as bundle:
             return any(PurePosixPath(name).name in wanted for name in bundle.namelist())
-    except (OSError, zipfile.BadZipFile):
+    except (OSError, SubmissionError):
         return False
 
 

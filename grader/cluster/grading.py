@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import zipfile
 from pathlib import Path
 
 from grader.cluster.job import Payload
@@ -55,23 +54,20 @@ def grade_one(root: str, suite_path: str, source: Path, public_only: bool,
     """Grade one submission (in a pool process): its results.json, JUnit XML and status."""
     os.environ["GRADER_ROOT"] = root  # pool processes may outlive the caller's environment
     loaded = _suite(suite_path)
-    if source.is_file() and not zipfile.is_zipfile(source):
-        report, status = failed_report(loaded, source, f"{source.name}: not a readable .zip "
-                                       f"file", public_only=public_only), "corrupt"
-    elif is_empty(source):
-        report, status = failed_report(loaded, source, "the submission holds no file",
-                                       public_only=public_only), "empty"
-    else:
-        try:
+    try:  # a student's unreadable .zip (or one swapped for a FIFO) is theirs: "corrupt"
+        if is_empty(source):
+            report, status = failed_report(loaded, source, "the submission holds no file",
+                                           public_only=public_only), "empty"
+        else:
             report = grade(loaded, source, public_only=public_only, sandbox=sandbox)
             status = status_of(report)
-        except SubmissionError as error:
-            report, status = failed_report(loaded, source, str(error),
-                                           public_only=public_only), "corrupt"
-        except Exception as error:
-            report = failed_report(loaded, source, f"grader error: {error!r}", Verdict.JE,
-                                   public_only)
-            status = "JE"
+    except SubmissionError as error:
+        report, status = failed_report(loaded, source, str(error),
+                                       public_only=public_only), "corrupt"
+    except Exception as error:
+        report = failed_report(loaded, source, f"grader error: {error!r}", Verdict.JE,
+                               public_only)
+        status = "JE"
     return {"results": results_json(report), "junit": junit_xml(report), "status": status}
 
 

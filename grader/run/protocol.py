@@ -27,6 +27,30 @@ GO = b'{"go": true}\n'
 # newline): after a kill, the last one says which call was running. The test could forge one;
 # it only changes which call a time-limit message names.
 STEP_MARKER = b"\x00grader-step "
+# What one exception may say (its type name, message, traceback's tail, "FILE, in FUNCTION"): the
+# test cuts them, and the parent (`grader.run.received`) cuts again whatever the test sent.
+RAISES_CAP = 200
+MESSAGE_CAP = 2000
+TRACEBACK_CAP = 6000
+ORIGIN_CAP = 300
+
+
+def cut(text: str, cap: int) -> str:
+    """The start of `text`, at most `cap` characters and "..." when there was more.
+
+    >>> cut("abcdef", 3), cut("abc", 3)
+    ('abc...', 'abc')
+    """
+    return text if len(text) <= cap else text[:cap] + "..."
+
+
+def cut_start(text: str, cap: int) -> str:
+    """The end of `text` (where a traceback says what was raised), "..." in front when cut.
+
+    >>> cut_start("abcdef", 3)
+    '...def'
+    """
+    return text if len(text) <= cap else "..." + text[-cap:]
 
 
 class ProtocolError(ValueError):

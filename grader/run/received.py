@@ -12,7 +12,17 @@ import json
 import re
 from typing import Any, TypeAlias
 
-from grader.run.protocol import DriverResult, Raised, StepOutcome
+from grader.run.protocol import (
+    MESSAGE_CAP,
+    ORIGIN_CAP,
+    RAISES_CAP,
+    TRACEBACK_CAP,
+    DriverResult,
+    Raised,
+    StepOutcome,
+    cut,
+    cut_start,
+)
 
 PlainValue: TypeAlias = Any
 MAX_DEPTH = 200
@@ -84,11 +94,12 @@ def _exception(data: dict[str, Any]) -> Raised:
     for key, kind in _EXCEPTION_KEYS.items():
         if type(data.get(key)) is not kind:
             raise Malformed(f"an exception without a proper '{key}'")
-    found: Raised = {"raises": text(data["raises"]), "message": text(data["message"]),
-                     "traceback": text(data["traceback"]), "ni": data["ni"],
-                     "import": data["import"]}
-    if "origin" in data:
-        found["origin"] = text(data["origin"])[:300]  # text() refuses anything but a string
+    found: Raised = {"raises": cut(text(data["raises"]), RAISES_CAP),
+                     "message": cut(text(data["message"]), MESSAGE_CAP),
+                     "traceback": cut_start(text(data["traceback"]), TRACEBACK_CAP),
+                     "ni": data["ni"], "import": data["import"]}
+    if "origin" in data:  # text() refuses anything but a string
+        found["origin"] = cut(text(data["origin"]), ORIGIN_CAP)
     return found
 
 

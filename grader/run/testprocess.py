@@ -24,8 +24,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from grader.run import confine, counting
     from grader.run.protocol import (
+        MESSAGE_CAP,
         MINIMAL_ENV,
+        ORIGIN_CAP,
+        RAISES_CAP,
         STEP_MARKER,
+        TRACEBACK_CAP,
         DriverRequest,
         DriverResult,
         HelperCode,
@@ -34,13 +38,22 @@ if TYPE_CHECKING:
         ServerConfig,
         StepOutcome,
         StepsResult,
+        cut,
     )
     from grader.run.swap import install_helpers
 else:  # siblings: this runs in the fork server, a script (see worker.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
     import counting
-    from protocol import MINIMAL_ENV, STEP_MARKER
+    from protocol import (
+        MESSAGE_CAP,
+        MINIMAL_ENV,
+        ORIGIN_CAP,
+        RAISES_CAP,
+        STEP_MARKER,
+        TRACEBACK_CAP,
+        cut,
+    )
     from swap import install_helpers
 
 _encode_result = json.JSONEncoder().encode  # bound before any student code can patch json
@@ -166,14 +179,15 @@ def describe_exception(error: BaseException, code_dir: str) -> Raised:
         message = str(error)
     except BaseException:
         message = "<unprintable>"
-    lines.append(f"{type(error).__name__}: {message}\n" if message else f"{type(error).__name__}\n")
+    name = cut(type(error).__name__, RAISES_CAP)  # a class may be named with megabytes
+    lines.append(f"{name}: {cut(message, MESSAGE_CAP)}\n" if message else f"{name}\n")
     is_import = isinstance(error, (ImportError, SyntaxError)) or (
         isinstance(error, AttributeError) and getattr(error, "_grader_missing", False))
-    described: Raised = {"raises": type(error).__name__, "message": message[:2000],
-                         "traceback": "".join(lines)[-6000:],
+    described: Raised = {"raises": name, "message": message[:MESSAGE_CAP],
+                         "traceback": "".join(lines)[-TRACEBACK_CAP:],
                          "ni": isinstance(error, NotImplementedError), "import": is_import}
     if frames:  # where in the submitted or given files it was raised
-        described["origin"] = f"{frames[-1].filename}, in {frames[-1].name}"[:300]
+        described["origin"] = cut(f"{frames[-1].filename}, in {frames[-1].name}", ORIGIN_CAP)
     return described
 
 

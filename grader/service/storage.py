@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 from grader.errors import UserError
-from grader.inert import inert_text
+from grader.inert import inert_name, inert_text
 from grader.run.submission import MAX_FILE_BYTES, SubmissionError, files_of
 from grader.service.setup import MAX_UPLOAD_FILES
 
@@ -43,17 +43,17 @@ def bundle(files: list[tuple[str, bytes]]) -> tuple[bytes, list[str]]:
     if archives:
         if len(files) > 1:
             raise UploadError("send one .zip alone, or plain files without a .zip")
-        data = files[0][1]
+        name, data = files[0]
         with tempfile.TemporaryDirectory(prefix="grader-upload-") as scratch:
-            path = Path(scratch) / "upload.zip"
+            path = Path(scratch) / name  # a plain name (checked above): errors name the upload
             path.write_bytes(data)
             try:
                 inside = files_of(path)
             except SubmissionError as error:
-                raise UploadError(str(error).replace(str(path), files[0][0])) from error
+                raise UploadError(str(error).replace(f"{scratch}/", "")) from error
         if not inside:
-            raise UploadError(f"{files[0][0]}: the archive holds no file")
-        return data, sorted(inside)
+            raise UploadError(f"{name}: the archive holds no file")
+        return data, sorted(inert_name(member) for member in inside)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in sorted(files):

@@ -40,9 +40,10 @@ class Lost(Exception):
 def grade_payload(loaded: LoadedSuite, source: Path, names: list[str] | None,
                   sandbox: str | None, on_result: Any) -> tuple[dict[str, Any], str]:
     """results.json data and status of one grading, as a batch grades (`grade_one`)."""
-    if is_empty(source):
-        return results_json(failed_report(loaded, source, "the submission holds no file")), "empty"
     try:
+        if is_empty(source):
+            return results_json(failed_report(loaded, source, "the submission holds no file")), \
+                "empty"
         report = grade(loaded, source, names=names, sandbox=sandbox, on_result=on_result)
         return results_json(report), status_of(report)
     except SubmissionError as error:

@@ -200,7 +200,7 @@ class Step(Strict):
     show: Show = "plain"
     attrs: list[str] | None = None
     compare: Comparator = "equal"
-    tolerance: float = 1e-9
+    tolerance: float = Field(1e-9, ge=0, allow_inf_nan=False)  # isclose refuses < 0
     label: str | None = None
     count: Count | None = None
     budget: int | None = Field(None, ge=1)
@@ -266,7 +266,7 @@ class TestSpec(Strict):
     cases: list[list[Any]] | None = None
     cases_from: str | None = None
     compare: Comparator = "equal"
-    tolerance: float = 1e-9
+    tolerance: float = Field(1e-9, ge=0, allow_inf_nan=False)  # isclose refuses < 0
     show: Show = "plain"
     attrs: list[str] | None = None
     steps: list[Step] | None = None

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
+from tests.grader.run.test_submissions import BROKEN_KINDS, broken_zip
 from tests.toy_class import BROKEN, RIGHT, STUB, WRONG, add, grade_class, make_toy
 
 
@@ -237,3 +238,22 @@ def test_the_student_page_withholds_hidden_failures_and_the_instructor_page_show
     assert "double (hidden)" in student and "0/2" in student
     assert "toy.double(1)" in instructor and "toy.double(1)" not in student
     assert "bob/feedback-instructor.html" in (out / "summary.html").read_text()
+
+
+@pytest.mark.timeout(120)
+def test_unreadable_zips_are_corrupt_and_everyone_else_is_graded(
+        toy_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for kind in BROKEN_KINDS:
+        broken_zip(toy_class / f"z-{kind}.zip", kind, member="toy.py", code=RIGHT.encode())
+    os.mkfifo(toy_class / "fifo.zip")
+    out = tmp_path / "out"
+    assert grade_class(toy_class, out) == 0
+    statuses = _statuses(out)
+    assert statuses == {"ada": ["graded", "3"], "bob": ["graded", "0"],
+                        **{f"z-{kind}": ["corrupt", "0"] for kind in BROKEN_KINDS}}
+    printed = capsys.readouterr()
+    assert "warning: skipped fifo.zip: not a regular file (a FIFO)" in printed.err
+    assert "Traceback" not in printed.out + printed.err
+    said = json.loads((out / "z-encrypted" / "results.json").read_text())["output"]
+    assert said == ("z-encrypted.zip: not a readable .zip file ('toy.py' is encrypted: zip it "
+                    "again without a password)")

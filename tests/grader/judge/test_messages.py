@@ -4,7 +4,10 @@ from."""
 
 from __future__ import annotations
 
+import json
+
 from grader.judge.verdicts import Verdict
+from grader.report.reports import junit_xml, results_json
 from tests.conftest import Build
 
 REFERENCE = """\
@@ -122,3 +125,42 @@ def test_not_implemented_names_the_function_and_file_that_raised(grade_toy: Buil
     assert result.verdict is Verdict.NI
     assert result.message == ("toy.uses_helper(): not implemented yet (toy.py, in _table_lookup "
                               "raises NotImplementedError)"), result.message
+
+
+def test_a_huge_exception_type_name_is_cut_in_every_report(grade_toy: Build) -> None:
+    suite = """\
+    exercise: toy
+    submit: [toy.py]
+    given: [helper.py]
+    tests:
+      - name: quick
+        call: toy.quick
+        cases: [[]]
+    """
+    raising = REFERENCE.replace("    return 1\n",
+                                "    raise type('E' * 1_000_000, (Exception,), {})('boom')\n")
+    report = grade_toy(suite, REFERENCE, raising, given=GIVEN_HELPER)
+    result = report.results[0]
+    assert result.verdict is Verdict.RTE
+    assert "E" * 200 + "...: boom" in result.message, result.message[:300]
+    assert len(json.dumps(results_json(report))) < 30_000
+    assert len(junit_xml(report)) < 30_000
+
+
+def test_a_number_too_large_for_approx_is_a_wrong_answer(grade_toy: Build) -> None:
+    suite = """\
+    exercise: toy
+    submit: [toy.py]
+    given: [helper.py]
+    tests:
+      - name: quick
+        call: toy.quick
+        compare: approx
+        cases: [[]]
+    """
+    huge = REFERENCE.replace("    return 1\n", "    return 10 ** 400\n", 1)
+    report = grade_toy(suite, REFERENCE, huge, given=GIVEN_HELPER)
+    result = report.results[0]
+    assert result.verdict is Verdict.WA, result.message
+    assert result.message.startswith("toy.quick() returned 1000"), result.message
+    assert result.message.endswith(", expected 1"), result.message

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.grader.run.test_submissions import BROKEN_KINDS, broken_zip
 from tests.grader.service.conftest import REFERENCE, Service, csrf, signed_in, tokens, write_course
 
 pytestmark = pytest.mark.slow
@@ -161,3 +162,22 @@ def test_students_cannot_read_others_or_the_instructor_pages(service: Service,
     assert session.get(f"{service.url}/instructor/", timeout=30).status_code == 403
     grades = session.get(f"{service.url}/api/assignments/open/grades.csv", timeout=30)
     assert grades.status_code == 403
+
+
+def test_an_unreadable_zip_is_400_in_one_line(service: Service, keys: dict[str, str],
+                                              tmp_path: Path) -> None:
+    for kind in BROKEN_KINDS:
+        data = broken_zip(tmp_path / f"{kind}.zip", kind).read_bytes()
+        reply = service.post("open", [("mine.zip", data)], keys["dave"])
+        assert reply.status_code == 400, (kind, reply.text)
+        said = reply.json()["error"]
+        assert said.startswith("mine.zip: not a readable .zip file ("), (kind, said)
+        assert "\n" not in said and "upload" not in said and str(tmp_path) not in said
+
+
+def test_names_inside_an_uploaded_zip_are_stored_inert() -> None:
+    from grader.service.storage import bundle
+
+    data = zipped({"grid.py": REFERENCE.read_bytes(), "notes\x1b[2J\nScore 19 of 19\u202e.txt": b""})
+    _, names = bundle([("mine.zip", data)])
+    assert names == ["grid.py", "notes\\x1b[2J\\nScore 19 of 19\\u202e.txt"]

@@ -34,6 +34,15 @@ BROKEN = {
                   "a test is exactly one of"),
     "missing-submit": (VALID.replace("submit: [toy.py]\n", ""), "submit: required key is missing"),
     "bad-yaml": ("exercise: toy\ntests: [\n", ":3: malformed YAML"),
+    "negative-tolerance": (VALID + "    compare: approx\n    tolerance: -0.1\n",
+                           ":8: tests.0.tolerance: Input should be greater than or equal to 0"),
+    "nan-tolerance": (VALID + "    compare: approx\n    tolerance: .nan\n",
+                      ":8: tests.0.tolerance: Input should be a finite number"),
+    "negative-step-tolerance": (VALID.replace("    call: toy.answer\n    cases: [[1]]\n",
+                                              "    steps:\n      - {call: toy.answer, compare: "
+                                              "approx, tolerance: -1}\n"),
+                                "tests.0.steps.0.tolerance: Input should be greater than or equal "
+                                "to 0"),
     "bad-regex": (VALID.replace("submit", "normalize: {mask: ['(']}\nsubmit"),
                   "normalize.mask"),
     "duplicate-test": (VALID + "  - name: answer\n    call: toy.answer\n    cases: [[2]]\n",
