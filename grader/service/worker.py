@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from grader.batch import identity as ids
-from grader.cluster.grading import failed_report, status_of
+from grader.cluster.grading import graded_or_failed
 from grader.errors import UserError
-from grader.judge.grade import grade, select_tests
-from grader.judge.verdicts import TestResult, Verdict
+from grader.judge.grade import select_tests
+from grader.judge.verdicts import TestResult
 from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, attempt_from_results
 from grader.report.reports import results_json
-from grader.run.submission import SubmissionError, is_empty
 from grader.service.course import Course, load_course, suite_of
 from grader.service.storage import blob_path
 from grader.suite.load import LoadedSuite, load_suite
@@ -39,20 +38,11 @@ class Lost(Exception):
 
 def grade_payload(loaded: LoadedSuite, source: Path, names: list[str] | None,
                   sandbox: str | None, on_result: Any) -> tuple[dict[str, Any], str]:
-    """results.json data and status of one grading, as a batch grades (`grade_one`)."""
-    try:
-        if is_empty(source):
-            return results_json(failed_report(loaded, source, "the submission holds no file")), \
-                "empty"
-        report = grade(loaded, source, names=names, sandbox=sandbox, on_result=on_result)
-        return results_json(report), status_of(report)
-    except SubmissionError as error:
-        return results_json(failed_report(loaded, source, str(error))), "corrupt"
-    except (Lost, SystemExit, KeyboardInterrupt):
-        raise
-    except Exception as error:
-        report = failed_report(loaded, source, f"grader error: {error!r}", Verdict.JE)
-        return results_json(report), "JE"
+    """results.json data and status of one grading, as a batch grades (`grade_one`); a
+    regrade of `names` that cannot happen fails those tests only."""
+    report, status = graded_or_failed(loaded, source, names=names, sandbox=sandbox,
+                                      on_result=on_result, passed_on=(Lost,))
+    return results_json(report), status
 
 
 def merged(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
