@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from grader.inert import inert_text
+from grader.inert import inert_name
 from grader.run.submission import SubmissionError, open_archive, special_kind
 
 # Files a batch writes at the top of --out, beside one folder per student.
@@ -26,13 +26,14 @@ class Discovery:
 
 
 def student_id(entry: Path) -> str:
-    """The id of a submission: its folder name, or its .zip name without .zip, as inert text.
+    """The id of a submission: its folder name, or its .zip name without .zip, as an inert
+    name (on one line: a newline in a folder's name would start a line of the student's choosing).
 
     >>> student_id(Path("class/ada.zip")), student_id(Path("class/bo\\x1bb"))
     ('ada', 'bo\\\\x1bb')
     """
     name = entry.name[:-4] if entry.name.endswith(".zip") and not entry.is_dir() else entry.name
-    return inert_text(name)
+    return inert_name(name)
 
 
 def discover(folder: Path, submit: list[str]) -> Discovery:
@@ -42,7 +43,7 @@ def discover(folder: Path, submit: list[str]) -> Discovery:
     found = Discovery()
     owners: dict[str, Path] = {}
     for entry in sorted(folder.iterdir()):
-        shown = inert_text(entry.name)
+        shown = inert_name(entry.name)
         if entry.name.startswith("."):
             found.skipped.append(f"{shown}: hidden")
         elif entry.is_symlink():
@@ -53,7 +54,7 @@ def discover(folder: Path, submit: list[str]) -> Discovery:
             student = student_id(entry)
             if student in owners:
                 raise BatchInputError(
-                    f"{folder}: '{inert_text(owners[student].name)}' and '{shown}' are both "
+                    f"{folder}: '{inert_name(owners[student].name)}' and '{shown}' are both "
                     f"submissions of '{student}'; keep one of them and grade again")
             if student in RESERVED_NAMES:
                 raise BatchInputError(f"{entry}: '{student}' is the name of a file the batch "

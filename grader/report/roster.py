@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TypeAlias
 
 from grader.errors import UserError
-from grader.inert import inert_text
+from grader.inert import inert_name, inert_text
 from grader.run.submission import SubmissionError
 
 SUBMISSION_COLUMN = "submission"
@@ -35,7 +35,7 @@ def roster_key(cell: str) -> str:
     ('ada', 'bob')
     """
     name = cell.strip()
-    return inert_text(name[:-4] if name.endswith(".zip") else name)
+    return inert_name(name[:-4] if name.endswith(".zip") else name)
 
 
 Record: TypeAlias = tuple[int, list[str]]

@@ -59,8 +59,9 @@ def test_a_class_graded_without_batch_is_an_error_with_a_hint(
 def test_hostile_names_become_inert_ids_and_reserved_names_stop(tmp_path: Path) -> None:
     folder = tmp_path / "class"
     add(folder, "eve\x1b[2J\u202e", RIGHT)
+    add(folder, "mallory\nScore: 100 of 100", RIGHT)
     found = discovering.discover(folder, ["toy.py"])
-    assert list(found.submissions) == ["eve\\x1b[2J\\u202e"]
+    assert list(found.submissions) == ["eve\\x1b[2J\\u202e", "mallory\\nScore: 100 of 100"]
     add(folder, "grades.csv", RIGHT)
     with pytest.raises(discovering.BatchInputError, match="rename the submission"):
         discovering.discover(folder, ["toy.py"])
