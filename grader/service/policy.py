@@ -42,9 +42,33 @@ def redact(results: dict[str, Any], shown: bool) -> dict[str, Any]:
     data["score"] = sum(float(test["score"]) for test in tests)
     extra = data.setdefault("extra_data", {})
     extra["max_score"] = sum(float(test["max_score"]) for test in tests)
+    if "questions" in extra:
+        extra["questions"] = visible_questions(extra["questions"], tests)
     if hidden:
         extra["hidden_tests"] = f"{hidden} hidden test(s): their results are released later"
     return data
+
+
+def visible_questions(questions: list[dict[str, Any]],
+                      tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Points per question counting `tests` (the visible ones) only: no hidden test's name,
+    points or result; a question without a visible test is left out.
+
+    >>> visible_questions(
+    ...     [{"id": "q1", "title": "Q1", "score": 1.0, "max_score": 3.0, "lost": ["b-hidden"]}],
+    ...     [{"name": "a", "score": 1.0, "max_score": 1.0, "extra_data": {"question": "q1"}}])
+    [{'id': 'q1', 'title': 'Q1', 'score': 1.0, 'max_score': 1.0, 'lost': []}]
+    """
+    shown = []
+    for question in questions:
+        own = [t for t in tests if t.get("extra_data", {}).get("question") == question["id"]]
+        if own:
+            names = {t["name"] for t in own}
+            shown.append({"id": question["id"], "title": question["title"],
+                          "score": sum(float(t["score"]) for t in own),
+                          "max_score": sum(float(t["max_score"]) for t in own),
+                          "lost": [name for name in question["lost"] if name in names]})
+    return shown
 
 
 def view(sub: Submission, assignment: Assignment, viewer: User, now: datetime) -> dict[str, Any]:

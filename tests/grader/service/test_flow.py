@@ -42,6 +42,23 @@ def test_reference_full_marks_hidden_redacted_before_due(service: Service,
     assert full["score"] == full["max_score"] == all_points
 
 
+def test_points_per_question_before_release_count_visible_tests_only(
+        service: Service, keys: dict[str, str]) -> None:
+    visible, hidden, visible_points, _ = visible_and_hidden()
+    o_never_wins = REFERENCE.read_text().replace("            return first\n",
+                                                 "            return first if first == 1 else 0\n")
+    assert o_never_wins != REFERENCE.read_text()
+    data = service.graded("open", [("grid.py", o_never_wins.encode())], keys["erin"])
+    questions = data["results"]["extra_data"]["questions"]
+    assert questions and sum(q["max_score"] for q in questions) == visible_points
+    assert sum(q["score"] for q in questions) == data["score"] < visible_points
+    named = {name for q in questions for name in q["lost"]}
+    assert named and named <= visible and not named & hidden, named
+    assert not [name for name in hidden if name in repr(data)]  # no hidden name anywhere
+    full = service.get(data["id"], keys["alice"]).json()["results"]["extra_data"]["questions"]
+    assert {name for q in full for name in q["lost"]} & hidden  # the instructor sees them
+
+
 def test_stubs_score_zero(service: Service, keys: dict[str, str]) -> None:
     data = service.graded("open", [("grid.py", STUB.read_bytes())], keys["carol"])
     assert data["score"] == 0
