@@ -44,6 +44,21 @@ def database(course: Course) -> dict[str, Any]:
             "HOST": url.hostname or "", "PORT": str(url.port or "")}
 
 
+def keep_private(course: Course) -> None:
+    """The service's files readable by us only: its folder (submissions, gradebooks, the
+    secret key) 0700, a SQLite database 0600 before SQLite opens it (its -wal and -shm files
+    take the database's mode). The database holds live session keys and every result."""
+    course.state.mkdir(parents=True, exist_ok=True)
+    course.state.chmod(0o700)
+    if "://" in course.database:
+        return
+    path = Path(course.database)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    for companion in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if companion.exists():
+            companion.chmod(0o600)
+
+
 def configure(course: Course, debug: bool = False) -> None:
     """Configure Django for `course` (once per process) and migrate its database."""
     import django
@@ -51,6 +66,7 @@ def configure(course: Course, debug: bool = False) -> None:
 
     if settings.configured:
         return
+    keep_private(course)
     settings.configure(
         DEBUG=debug,
         SECRET_KEY=secret_key(course.state),

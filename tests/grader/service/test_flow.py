@@ -232,6 +232,20 @@ def test_tokens_are_stored_hashed(course_file: Path, keys: dict[str, str]) -> No
     assert not set(stored) & set(keys.values())
 
 
+def test_the_database_and_the_service_folder_are_ours_only(service: Service,
+                                                            course_file: Path) -> None:
+    import stat
+
+    def mode(path: Path) -> int:
+        return stat.S_IMODE(path.stat().st_mode)
+
+    database = course_file.parent / "course.sqlite"
+    for path in (database, database.with_name("course.sqlite-wal"),
+                 database.with_name("course.sqlite-shm")):
+        assert mode(path) == 0o600, f"{path.name}: {oct(mode(path))}"
+    assert mode(course_file.parent / "course-service") == 0o700
+
+
 def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> None:
     """A course graded with its own copy of the suite: the instructor gives `winner` 3 points
     instead of 2 and regrades that test; the class page lists the change."""
