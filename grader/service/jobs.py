@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import UTC, datetime
+from collections import Counter
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 
 from grader.errors import UserError
 from grader.service.course import Assignment, Course, late_minutes
@@ -22,6 +24,7 @@ from grader.service.policy import due_for
 from grader.service.storage import bundle, store_blob
 
 MAX_TRIES = 3  # a job whose worker died this many times is an error, not tried forever
+FAIR_WINDOW = 1000  # queued jobs looked at when choosing whose turn it is
 
 
 class Refused(UserError):
@@ -67,14 +70,54 @@ def accept(course: Course, user: User, assignment: Assignment,
 
 
 def claim(worker: str) -> Submission | None:
-    """The oldest queued job, now running on `worker` (None when there is none)."""
-    for candidate in Submission.objects.filter(status=QUEUED).order_by("submitted_at")[:5]:
-        taken = Submission.objects.filter(pk=candidate.pk, status=QUEUED).update(
+    """The next queued job, now running on `worker` (None when there is none): students take
+    turns, so one student's many submissions never hold up another's (`fair_order`)."""
+    waiting = list(Submission.objects.filter(status=QUEUED).order_by("submitted_at")
+                   .values_list("pk", "user_id", "submitted_at")[:FAIR_WINDOW])
+    if not waiting:
+        return None
+    served = Counter(Submission.objects.filter(Q(status=RUNNING) | Q(
+        status__in=[GRADED, ERROR], graded_at__gte=waiting[0][2])).values_list("user_id",
+                                                                               flat=True))
+    for pk in fair_order([(pk, user) for pk, user, _ in waiting], served)[:5]:
+        taken = Submission.objects.filter(pk=pk, status=QUEUED).update(
             status=RUNNING, worker=worker, heartbeat=now(), tries=F("tries") + 1, progress="")
         if taken:
-            claimed: Submission = Submission.objects.select_related("user").get(pk=candidate.pk)
+            claimed: Submission = Submission.objects.select_related("user").get(pk=pk)
             return claimed
     return None
+
+
+def fair_order(queued: list[tuple[str, int]], served: Mapping[int, int]) -> list[str]:
+    """Queued jobs `(id, student)`, oldest first, in the order students take turns: each job
+    ranks by how many of its student's jobs were `served` (running, or graded since the oldest
+    queued one was submitted) or wait before it, then by age.
+
+    >>> fair_order([("b2", 2), ("b3", 2), ("c1", 3)], {2: 1})
+    ['c1', 'b2', 'b3']
+    >>> fair_order([("b1", 2), ("b2", 2), ("c1", 3), ("d1", 4)], {})
+    ['b1', 'c1', 'd1', 'b2']
+    """
+    ahead = Counter(served)
+    ranked = []
+    for age, (pk, student) in enumerate(queued):
+        ranked.append((ahead[student], age, pk))
+        ahead[student] += 1
+    return [pk for _, _, pk in sorted(ranked)]
+
+
+def beat(sub: Submission, worker: str) -> bool:
+    """The worker is alive and grading `sub`; False when the job is no longer its own."""
+    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker)
+                .update(heartbeat=now()))
+
+
+def stale_workers(workers: list[str], stale_s: float) -> list[str]:
+    """Those of `workers` whose running job's heartbeat is older than `stale_s` (frozen)."""
+    before = now() - timedelta(seconds=stale_s)
+    return sorted(set(Submission.objects.filter(status=RUNNING, worker__in=workers,
+                                                heartbeat__lt=before)
+                      .values_list("worker", flat=True)))
 
 
 def progress(sub: Submission, worker: str, text: str) -> bool:

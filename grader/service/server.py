@@ -1,5 +1,6 @@
 """`grader serve`: the web application (waitress, a production WSGI server) and the grading
-workers it keeps running: a worker that dies has its job queued again and is replaced."""
+workers it keeps running: a worker that dies, or freezes (its job's heartbeat stops), has its
+job queued again and is replaced."""
 
 from __future__ import annotations
 
@@ -17,6 +18,16 @@ from grader.service.setup import MAX_UPLOAD_BYTES
 
 SUPERVISE_EVERY_S = 0.5
 STOP_GRACE_S = 10.0
+STALE_S = 60.0  # a worker whose job's heartbeat (every 5 s) is this old is frozen: replaced
+
+
+def stale_seconds() -> float:
+    """STALE_S, or $GRADER_SERVICE_STALE_S (seconds, > 0)."""
+    try:
+        chosen = float(os.environ.get("GRADER_SERVICE_STALE_S", STALE_S))
+    except ValueError:
+        return STALE_S
+    return chosen if chosen > 0 else STALE_S
 
 
 class Workers:
@@ -51,6 +62,10 @@ class Workers:
         from grader.service import jobs
 
         while not self.stopping.is_set():
+            for name in jobs.stale_workers(list(self.running), stale_seconds()):
+                with contextlib.suppress(OSError):  # frozen: its job is queued again below
+                    self.running[name].kill()
+                self.running[name].wait()
             gone = [name for name, process in self.running.items() if process.poll() is not None]
             if gone:
                 for name in gone:

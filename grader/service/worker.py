@@ -11,10 +11,11 @@ import ctypes
 import os
 import signal
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.batch import identity as ids
 from grader.cluster.grading import graded_or_failed
@@ -27,8 +28,12 @@ from grader.service.course import Course, load_course, suite_of
 from grader.service.storage import blob_path
 from grader.suite.load import LoadedSuite, load_suite
 
+if TYPE_CHECKING:
+    from grader.service.models import Submission
+
 IDLE_S = 0.2
 PROGRESS_EVERY_S = 0.5
+HEARTBEAT_S = 5.0
 PR_SET_PDEATHSIG = 1
 
 
@@ -60,12 +65,40 @@ def merged(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, An
 
 def grade_job(course: Course, worker: str, sandbox: str | None, remote: Any = None) -> bool:
     """Claim and grade one job (here, or on the cluster of `remote`, a `Remote`); False when the
-    queue was empty."""
+    queue was empty. While it grades, a thread says every HEARTBEAT_S that the worker is alive:
+    the service replaces a worker whose heartbeat stops (a frozen process)."""
     from grader.service import jobs
 
     sub = jobs.claim(worker)
     if sub is None:
         return False
+    done = threading.Event()
+    heart = threading.Thread(target=_beat, args=(sub, worker, done), name="heartbeat",
+                             daemon=True)
+    heart.start()
+    try:
+        return _grade_claimed(course, worker, sandbox, remote, sub)
+    finally:
+        done.set()
+        heart.join()
+
+
+def _beat(sub: Submission, worker: str, done: threading.Event) -> None:
+    from django.db import connection
+
+    from grader.service import jobs
+
+    try:
+        while not done.wait(HEARTBEAT_S) and jobs.beat(sub, worker):
+            pass
+    finally:
+        connection.close()  # this thread's own
+
+
+def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any,
+                   sub: Submission) -> bool:
+    from grader.service import jobs
+
     assignment = course.assignment(sub.assignment)
     if assignment is None:
         jobs.fail(sub, worker, f"the course has no assignment {sub.assignment} any more")

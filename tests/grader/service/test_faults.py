@@ -1,5 +1,6 @@
-"""Faults: the service SIGKILLed during a burst of submissions and started again, and a worker
-SIGKILLed in the middle of a job: every accepted submission ends graded, exactly once."""
+"""Faults: the service SIGKILLed during a burst of submissions and started again, a worker
+SIGKILLed or frozen in the middle of a job, a student flooding the queue: every accepted
+submission ends graded, exactly once, and students take turns."""
 
 from __future__ import annotations
 
@@ -117,14 +118,62 @@ def test_service_killed_during_a_burst_grades_every_submission_once(course: Path
         again.stop()
 
 
+# Every test that calls winner() waits 1.5 s at its first call (each test is a process of its
+# own): a grading of many seconds, with the same verdicts as the reference's.
+SLOW = REFERENCE.read_text().replace("def winner(", "def winner_fast(", 1) + (
+    "\n\n_slept = []\n\n\ndef winner(grid):\n    import time\n"
+    "    if not _slept:\n        _slept.append(1)\n        time.sleep(1.5)\n"
+    "    return winner_fast(grid)\n")
+
+
+def test_a_frozen_worker_is_replaced_and_its_job_graded_again(
+        course: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    keys = tokens(course)
+    monkeypatch.setenv("GRADER_SERVICE_STALE_S", "4")
+    service = Service(course, workers=1).start()
+    try:
+        reply = service.post("past", [("grid.py", SLOW.encode())], keys["bob"])
+        assert reply.status_code == 202
+        ident = reply.json()["id"]
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            status, _, worker = rows(course)[ident]
+            if status == "running" and progress(course, ident) >= 2:
+                break
+            time.sleep(0.05)
+        frozen = psutil.Process(int(worker.rsplit("-", 1)[1]))
+        frozen.suspend()  # SIGSTOP: alive, holding its job, doing nothing
+        data = service.wait(ident, keys["alice"])
+        status, tries, second = rows(course)[ident]
+        assert status == "graded" and tries == 2 and second != worker
+        assert data["score"] == data["max_score"] > 0
+        assert not frozen.is_running() or frozen.status() == psutil.STATUS_ZOMBIE
+    finally:
+        service.stop()
+
+
+def test_students_take_turns_in_the_queue(course: Path) -> None:
+    keys = tokens(course)
+    service = Service(course, workers=1).start()
+    try:
+        flood = [service.post("past", [("grid.py", (SLOW + f"# {n}\n").encode())], keys["bob"])
+                 for n in range(3)]
+        assert [reply.status_code for reply in flood] == [202] * 3
+        carol = service.post("past", [("grid.py", REFERENCE.read_bytes())], keys["carol"])
+        assert carol.status_code == 202
+        service.wait(flood[-1].json()["id"], keys["alice"])
+        with sqlite3.connect(course.parent / "course.sqlite", timeout=30) as db:
+            graded = dict(db.execute("SELECT id, graded_at FROM service_submission"))
+        ids = [reply.json()["id"] for reply in (*flood, carol)]
+        order = sorted(ids, key=lambda ident: graded[ident] or "~")
+        assert [order.index(i) for i in ids] == [0, 2, 3, 1], (graded, ids)
+    finally:
+        service.stop()
+
+
 def test_a_worker_killed_mid_job_is_graded_again(course: Path) -> None:
     keys = tokens(course)
-    # Every test that calls winner() waits 1.5 s at its first call (each test is a process of its
-    # own): a grading of many seconds, with the same verdicts as the reference's.
-    slow = REFERENCE.read_text().replace("def winner(", "def winner_fast(", 1) + (
-        "\n\n_slept = []\n\n\ndef winner(grid):\n    import time\n"
-        "    if not _slept:\n        _slept.append(1)\n        time.sleep(1.5)\n"
-        "    return winner_fast(grid)\n")
+    slow = SLOW
     service = Service(course, workers=1).start()
     try:
         reply = service.post("past", [("grid.py", slow.encode())], keys["bob"])
