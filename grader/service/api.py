@@ -94,7 +94,7 @@ def caller(request: HttpRequest, session: bool = True) -> User | None:
 def upload_files(request: HttpRequest) -> tuple[str, list[tuple[str, bytes]]]:
     """The form's `assignment` and `files`; an oversized or malformed body is an UploadError."""
     length = request.META.get("CONTENT_LENGTH") or "0"
-    if not length.isdigit() or int(length) > MAX_UPLOAD_BYTES:
+    if not (length.isascii() and length.isdigit()) or int(length) > MAX_UPLOAD_BYTES:
         raise UploadError(f"the upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
     try:
         name = request.POST.get("assignment", "")

@@ -4,7 +4,7 @@ its grading, then shows the student-safe feedback), and the instructors' pages."
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,8 @@ STATIC_FILES = {"grader.js": (STATIC / "grader.js", "text/javascript"),
                 "grader.css": (STATIC / "grader.css", "text/css"),
                 "sortable.js": (SHARED / "sortable.js", "text/javascript")}
 # No inline script or style anywhere: what a submission printed can never run in a page.
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)  # an extension's due date
+LATEST = datetime(2999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
@@ -196,19 +198,33 @@ def release(request: HttpRequest, name: str) -> HttpResponse:
     return redirect(f"/instructor/{name}?done=hidden+results+released")
 
 
+def due_date(text: str) -> datetime | None:
+    """An extension's due date: ISO 8601 with its zone, in UTC, between EARLIEST and LATEST
+    (far dates overflow once moved to UTC or by a late rule's days), else None."""
+    if len(text) > 64:
+        return None
+    try:
+        parsed = datetime.fromisoformat(text.strip())
+        if parsed.tzinfo is None:
+            return None
+        due = parsed.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        return None
+    return due if EARLIEST <= due <= LATEST else None
+
+
 @staff_only
 @require_POST
 def extension(request: HttpRequest, name: str) -> HttpResponse:
     _assignment_or_404(name)
-    user = User.objects.filter(username=request.POST.get("login", "")).first()
-    try:
-        due = datetime.fromisoformat(request.POST.get("due", ""))
-    except ValueError:
-        return HttpResponse("due: an ISO date and time with its zone, e.g. "
-                            "2026-12-03T23:59:00+00:00", status=400, content_type="text/plain")
-    if user is None or due.tzinfo is None:
-        return HttpResponse("no such login, or a due date without its time zone", status=400,
+    user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
+    due = due_date(request.POST.get("due", ""))
+    if due is None:
+        return HttpResponse(f"due: an ISO date and time with its zone between {EARLIEST.year} and "
+                            f"{LATEST.year}, e.g. 2026-12-03T23:59:00+00:00", status=400,
                             content_type="text/plain")
+    if user is None:
+        return HttpResponse("no such login", status=400, content_type="text/plain")
     Extension.objects.update_or_create(user=user, assignment=name, defaults={"due": due})
     return redirect(f"/instructor/{name}?done=extension+saved")
 
