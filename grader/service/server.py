@@ -115,9 +115,10 @@ class Workers:
 def serve(course: Course, host: str, port: int, workers: int, sandbox: str | None,
           scheduler: str | None = None, threads: int = 8) -> None:
     """Serve until SIGINT or SIGTERM: the database migrated, jobs of a previous run queued again."""
-    from grader.service.setup import configure, migrate
+    from grader.service.setup import configure, configure_logging, migrate
 
     configure(course)
+    configure_logging()
     migrate()
     from grader.service import jobs  # models: after Django is configured
     from grader.service.people import sync_roster

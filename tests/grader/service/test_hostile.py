@@ -299,13 +299,15 @@ def test_a_request_line_is_logged_capped(tmp_path: Path) -> None:
         for index in range(20):
             reply = requests.get(f"{running.url}/{index}{'a' * 3000}", timeout=30)
             assert reply.status_code == 404
+        assert requests.get(f"{running.url}/x%0AFORGED%1b[2J", timeout=30).status_code == 404
     finally:
         running.stop()
     said = running.log[[index for index, line in enumerate(running.log)
                         if line.startswith("serving")][0] + 1:]
     assert any("Not Found" in line for line in said), said
     assert max(len(line) for line in said) < 400, max(said, key=len)[:500]
-    assert sum(len(line) for line in said) < 20 * 400
+    assert sum(len(line) for line in said) < 21 * 400
+    assert not any(line.startswith("FORGED") or "\x1b" in line for line in said), said
 
 
 def test_the_class_page_shows_only_the_server_s_own_messages(service: Service,
