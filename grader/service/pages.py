@@ -176,7 +176,24 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
                    "changes": regrade_changes(course(), assignment),
                    "released": Release.objects.filter(assignment=name).first(),
                    "extensions": Extension.objects.filter(assignment=name).select_related("user"),
-                   "message": request.GET.get("done", "")[:200]})
+                   "message": done_message(request)})
+
+
+# What an instructor's action reports on the class page (?done=CODE): the server's own words
+# only, never text from the address (a link with ?done=ANY TEXT would be a phishing aid).
+DONE_MESSAGES = {"released": "hidden results released", "extension": "extension saved",
+                 "regrading": "regrading {count} submission(s)"}
+
+
+def done_message(request: HttpRequest) -> str:
+    """The message of `?done=CODE` (`&count=N` for `regrading`); an unknown code: none."""
+    message = DONE_MESSAGES.get(request.GET.get("done", ""), "")
+    if "{count}" in message:
+        count = request.GET.get("count", "")
+        if not (count.isascii() and count.isdigit() and len(count) <= 9):
+            return ""
+        message = message.format(count=int(count))
+    return message
 
 
 @staff_only
@@ -187,7 +204,7 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
     if test and test not in test_names(course(), assignment):
         return HttpResponse("no such test", status=400, content_type="text/plain")
     count = jobs.regrade(name, [test] if test else None)
-    return redirect(f"/instructor/{name}?done=regrading+{count}+submission(s)")
+    return redirect(f"/instructor/{name}?done=regrading&count={count}")
 
 
 @staff_only
@@ -195,7 +212,7 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
 def release(request: HttpRequest, name: str) -> HttpResponse:
     _assignment_or_404(name)
     Release.objects.get_or_create(assignment=name, defaults={"released_at": jobs.now()})
-    return redirect(f"/instructor/{name}?done=hidden+results+released")
+    return redirect(f"/instructor/{name}?done=released")
 
 
 def due_date(text: str) -> datetime | None:
@@ -226,7 +243,7 @@ def extension(request: HttpRequest, name: str) -> HttpResponse:
     if user is None:
         return HttpResponse("no such login", status=400, content_type="text/plain")
     Extension.objects.update_or_create(user=user, assignment=name, defaults={"due": due})
-    return redirect(f"/instructor/{name}?done=extension+saved")
+    return redirect(f"/instructor/{name}?done=extension")
 
 
 @staff_only

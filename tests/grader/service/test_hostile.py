@@ -325,7 +325,7 @@ def test_the_class_page_shows_only_the_server_s_own_messages(service: Service,
     for count in ("-1", "1e9", "x", "99999999999999999999", "<b>"):
         page = instructor.get(f"{service.url}/instructor/open",
                               params={"done": "regrading", "count": count}, timeout=30)
-        assert page.status_code == 200 and count not in page.text.split('class="done"')[-1][:80]
+        assert page.status_code == 200 and 'class="done"' not in page.text, count
     page = instructor.get(f"{service.url}/instructor/open", timeout=30)
     reply = instructor.post(f"{service.url}/instructor/open/release",
                             data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30,
