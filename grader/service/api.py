@@ -26,6 +26,7 @@ from grader.service.people import user_of_token
 from grader.service.policy import view
 from grader.service.setup import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES
 from grader.service.storage import UploadError
+from grader.service.uploads import NOT_UTF8
 
 
 def course() -> Course:
@@ -106,6 +107,9 @@ def upload_files(request: HttpRequest) -> tuple[str, list[tuple[str, bytes]]]:
     except (MultiPartParserError, SuspiciousOperation) as failure:
         raise UploadError("not a readable multipart form (fields 'assignment' and "
                           "'files')") from failure
+    if getattr(request, NOT_UTF8, False):
+        raise UploadError("a file name (or a part's header) is not UTF-8: name the files in "
+                          "UTF-8, with letters, digits, '_', '-' and '.'")
     files = [(upload.name or "", upload.read()) for upload in uploads]
     return name, files
 

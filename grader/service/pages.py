@@ -4,7 +4,7 @@ its grading, then shows the student-safe feedback), and the instructors' pages."
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from django.contrib.auth import login, logout
 from django.contrib.auth.models import User
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
 from grader.service import jobs
@@ -29,8 +30,8 @@ STATIC_FILES = {"grader.js": (STATIC / "grader.js", "text/javascript"),
                 "grader.css": (STATIC / "grader.css", "text/css"),
                 "sortable.js": (SHARED / "sortable.js", "text/javascript")}
 # No inline script or style anywhere: what a submission printed can never run in a page.
-EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)  # an extension's due date
-LATEST = datetime(2999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)  # an extension's due date
+LATEST = datetime(2999, 12, 31, 23, 59, 59, tzinfo=UTC)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
@@ -41,6 +42,18 @@ def content_security_policy(get_response: Callable[[HttpRequest], HttpResponse]
     def middleware(request: HttpRequest) -> HttpResponse:
         response = get_response(request)
         response["Content-Security-Policy"] = CSP
+        return response
+    return middleware
+
+
+def never_cached(get_response: Callable[[HttpRequest], HttpResponse]
+                 ) -> Callable[[HttpRequest], HttpResponse]:
+    """Middleware: every answer but the static files is `Cache-Control: no-store` (with
+    `private`...): a student's page or scores never stay in a shared or browser cache."""
+    def middleware(request: HttpRequest) -> HttpResponse:
+        response = get_response(request)
+        if not request.path.startswith("/static/"):
+            add_never_cache_headers(response)
         return response
     return middleware
 
@@ -224,7 +237,7 @@ def due_date(text: str) -> datetime | None:
         parsed = datetime.fromisoformat(text.strip())
         if parsed.tzinfo is None:
             return None
-        due = parsed.astimezone(timezone.utc)
+        due = parsed.astimezone(UTC)
     except (ValueError, OverflowError):
         return None
     return due if EARLIEST <= due <= LATEST else None

@@ -302,8 +302,8 @@ def test_a_request_line_is_logged_capped(tmp_path: Path) -> None:
         assert requests.get(f"{running.url}/x%0AFORGED%1b[2J", timeout=30).status_code == 404
     finally:
         running.stop()
-    said = running.log[[index for index, line in enumerate(running.log)
-                        if line.startswith("serving")][0] + 1:]
+    said = running.log[next(index for index, line in enumerate(running.log)
+                        if line.startswith("serving")) + 1:]
     assert any("Not Found" in line for line in said), said
     assert max(len(line) for line in said) < 400, max(said, key=len)[:500]
     assert sum(len(line) for line in said) < 21 * 400
