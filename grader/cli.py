@@ -134,7 +134,8 @@ def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     submit.add_argument("url")
     submit.add_argument("assignment")
     submit.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    submit.add_argument("--token", help="default: $GRADER_TOKEN")
+    submit.add_argument("--token", help="default: $GRADER_TOKEN, the safe way: a command line "
+                        "(--token) is visible to other users of the machine (ps)")
 
 
 COMMANDS = ("grade", "batch", "check", "run", "list", "doctor", "record", "verify", "gradebook",

@@ -1,9 +1,15 @@
 """The JSON API: `POST /api/submissions`, `GET /api/submissions/ID`,
 `GET /api/assignments/NAME/grades.csv`. Token (Bearer) or session authentication; every refusal
-is a 4xx with `{"error": "one line"}`."""
+is a 4xx with `{"error": "one line"}`: a wrong method 405 (with `Allow`), an unknown address 404.
+
+No view here needs Django's CSRF check: `POST /api/submissions` authenticates by token only (a
+cross-site form cannot send an Authorization header), and the views that also accept the pages'
+session cookie answer GET and HEAD only (every other method is a 405 before anything is read)."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +26,7 @@ from grader.service.people import user_of_token
 from grader.service.policy import view
 from grader.service.setup import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES
 from grader.service.storage import UploadError
+from grader.service.uploads import NOT_UTF8
 
 
 def course() -> Course:
@@ -32,6 +39,45 @@ def error(message: str, status: int) -> JsonResponse:
     if status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="grader"'
     return response
+
+
+def methods(*allowed: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """The view answers `allowed` methods only, any other with a 405 naming them in `Allow`;
+    CSRF-exempt (see above: nothing unsafe is ever done on a session cookie's word)."""
+    def decorate(answer: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(answer)
+        def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method not in allowed:
+                response = error(f"{str(request.method)[:16]} is not allowed here: "
+                                 f"{', '.join(allowed)} only", 405)
+                response["Allow"] = ", ".join(allowed)
+                return response
+            return answer(request, *args, **kwargs)
+        exempt: Callable[..., HttpResponse] = csrf_exempt(guarded)
+        return exempt
+    return decorate
+
+
+@csrf_exempt
+def unknown(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """Any other address under /api/."""
+    return error("no such API address: POST /api/submissions, GET /api/submissions/ID, "
+                 "GET /api/assignments/NAME/grades.csv", 404)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's 400 (a suspicious request): JSON under /api/, one plain line elsewhere."""
+    if request.path.startswith("/api"):
+        return error("a malformed request", 400)
+    return HttpResponse("a malformed request", status=400, content_type="text/plain")
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's 500 (a bug: its traceback goes to the log): JSON under /api/, else one line."""
+    if request.path.startswith("/api"):
+        return error("internal error: the service's log has the details", 500)
+    return HttpResponse("internal error: the service's log has the details", status=500,
+                        content_type="text/plain")
 
 
 def caller(request: HttpRequest, session: bool = True) -> User | None:
@@ -49,7 +95,7 @@ def caller(request: HttpRequest, session: bool = True) -> User | None:
 def upload_files(request: HttpRequest) -> tuple[str, list[tuple[str, bytes]]]:
     """The form's `assignment` and `files`; an oversized or malformed body is an UploadError."""
     length = request.META.get("CONTENT_LENGTH") or "0"
-    if not length.isdigit() or int(length) > MAX_UPLOAD_BYTES:
+    if not (length.isascii() and length.isdigit()) or int(length) > MAX_UPLOAD_BYTES:
         raise UploadError(f"the upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
     try:
         name = request.POST.get("assignment", "")
@@ -61,6 +107,9 @@ def upload_files(request: HttpRequest) -> tuple[str, list[tuple[str, bytes]]]:
     except (MultiPartParserError, SuspiciousOperation) as failure:
         raise UploadError("not a readable multipart form (fields 'assignment' and "
                           "'files')") from failure
+    if getattr(request, NOT_UTF8, False):
+        raise UploadError("a file name (or a part's header) is not UTF-8: name the files in "
+                          "UTF-8, with letters, digits, '_', '-' and '.'")
     files = [(upload.name or "", upload.read()) for upload in uploads]
     return name, files
 
@@ -75,10 +124,8 @@ def submit(request: HttpRequest, user: User, name: str,
     return jobs.accept(course(), user, assignment, files)
 
 
-@csrf_exempt  # token authentication only: a cross-site form cannot send an Authorization header
+@methods("POST")  # token authentication only: a cross-site form cannot send that header
 def submissions(request: HttpRequest) -> HttpResponse:
-    if request.method != "POST":
-        return error("POST a multipart form with 'assignment' and 'files'", 405)
     user = caller(request, session=False)
     if user is None:
         return error("no or wrong token: send Authorization: Bearer TOKEN", 401)
@@ -93,6 +140,7 @@ def submissions(request: HttpRequest) -> HttpResponse:
     return JsonResponse({"id": sub.id, "status": sub.status}, status=202)
 
 
+@methods("GET", "HEAD")
 def submission(request: HttpRequest, ident: str) -> HttpResponse:
     user = caller(request)
     if user is None:
@@ -107,6 +155,7 @@ def submission(request: HttpRequest, ident: str) -> HttpResponse:
     return JsonResponse(body)
 
 
+@methods("GET", "HEAD")
 def grades(request: HttpRequest, name: str) -> HttpResponse:
     from grader.service.classes import grades_csv
 

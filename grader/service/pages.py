@@ -4,7 +4,7 @@ its grading, then shows the student-safe feedback), and the instructors' pages."
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from django.contrib.auth import login, logout
 from django.contrib.auth.models import User
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
 from grader.service import jobs
@@ -29,6 +30,8 @@ STATIC_FILES = {"grader.js": (STATIC / "grader.js", "text/javascript"),
                 "grader.css": (STATIC / "grader.css", "text/css"),
                 "sortable.js": (SHARED / "sortable.js", "text/javascript")}
 # No inline script or style anywhere: what a submission printed can never run in a page.
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)  # an extension's due date
+LATEST = datetime(2999, 12, 31, 23, 59, 59, tzinfo=UTC)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
@@ -39,6 +42,18 @@ def content_security_policy(get_response: Callable[[HttpRequest], HttpResponse]
     def middleware(request: HttpRequest) -> HttpResponse:
         response = get_response(request)
         response["Content-Security-Policy"] = CSP
+        return response
+    return middleware
+
+
+def never_cached(get_response: Callable[[HttpRequest], HttpResponse]
+                 ) -> Callable[[HttpRequest], HttpResponse]:
+    """Middleware: every answer but the static files is `Cache-Control: no-store` (with
+    `private`...): a student's page or scores never stay in a shared or browser cache."""
+    def middleware(request: HttpRequest) -> HttpResponse:
+        response = get_response(request)
+        if not request.path.startswith("/static/"):
+            add_never_cache_headers(response)
         return response
     return middleware
 
@@ -174,7 +189,24 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
                    "changes": regrade_changes(course(), assignment),
                    "released": Release.objects.filter(assignment=name).first(),
                    "extensions": Extension.objects.filter(assignment=name).select_related("user"),
-                   "message": request.GET.get("done", "")[:200]})
+                   "message": done_message(request)})
+
+
+# What an instructor's action reports on the class page (?done=CODE): the server's own words
+# only, never text from the address (a link with ?done=ANY TEXT would be a phishing aid).
+DONE_MESSAGES = {"released": "hidden results released", "extension": "extension saved",
+                 "regrading": "regrading {count} submission(s)"}
+
+
+def done_message(request: HttpRequest) -> str:
+    """The message of `?done=CODE` (`&count=N` for `regrading`); an unknown code: none."""
+    message = DONE_MESSAGES.get(request.GET.get("done", ""), "")
+    if "{count}" in message:
+        count = request.GET.get("count", "")
+        if not (count.isascii() and count.isdigit() and len(count) <= 9):
+            return ""
+        message = message.format(count=int(count))
+    return message
 
 
 @staff_only
@@ -185,7 +217,7 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
     if test and test not in test_names(course(), assignment):
         return HttpResponse("no such test", status=400, content_type="text/plain")
     count = jobs.regrade(name, [test] if test else None)
-    return redirect(f"/instructor/{name}?done=regrading+{count}+submission(s)")
+    return redirect(f"/instructor/{name}?done=regrading&count={count}")
 
 
 @staff_only
@@ -193,24 +225,38 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
 def release(request: HttpRequest, name: str) -> HttpResponse:
     _assignment_or_404(name)
     Release.objects.get_or_create(assignment=name, defaults={"released_at": jobs.now()})
-    return redirect(f"/instructor/{name}?done=hidden+results+released")
+    return redirect(f"/instructor/{name}?done=released")
+
+
+def due_date(text: str) -> datetime | None:
+    """An extension's due date: ISO 8601 with its zone, in UTC, between EARLIEST and LATEST
+    (far dates overflow once moved to UTC or by a late rule's days), else None."""
+    if len(text) > 64:
+        return None
+    try:
+        parsed = datetime.fromisoformat(text.strip())
+        if parsed.tzinfo is None:
+            return None
+        due = parsed.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+    return due if EARLIEST <= due <= LATEST else None
 
 
 @staff_only
 @require_POST
 def extension(request: HttpRequest, name: str) -> HttpResponse:
     _assignment_or_404(name)
-    user = User.objects.filter(username=request.POST.get("login", "")).first()
-    try:
-        due = datetime.fromisoformat(request.POST.get("due", ""))
-    except ValueError:
-        return HttpResponse("due: an ISO date and time with its zone, e.g. "
-                            "2026-12-03T23:59:00+00:00", status=400, content_type="text/plain")
-    if user is None or due.tzinfo is None:
-        return HttpResponse("no such login, or a due date without its time zone", status=400,
+    user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
+    due = due_date(request.POST.get("due", ""))
+    if due is None:
+        return HttpResponse(f"due: an ISO date and time with its zone between {EARLIEST.year} and "
+                            f"{LATEST.year}, e.g. 2026-12-03T23:59:00+00:00", status=400,
                             content_type="text/plain")
+    if user is None:
+        return HttpResponse("no such login", status=400, content_type="text/plain")
     Extension.objects.update_or_create(user=user, assignment=name, defaults={"due": due})
-    return redirect(f"/instructor/{name}?done=extension+saved")
+    return redirect(f"/instructor/{name}?done=extension")
 
 
 @staff_only

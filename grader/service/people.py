@@ -21,16 +21,19 @@ def digest(token: str) -> str:
 
 def sync_roster(course: Course) -> None:
     """One user per roster login (name, email, instructor); logins gone from the roster can no
-    longer sign in."""
+    longer sign in. A user's password field (never a usable password: tokens sign in) is set
+    when the user is created only: it keys their sessions, which a run must not end."""
     with transaction.atomic():
         existing = {user.username: user for user in User.objects.all()}
         for login, person in course.people.items():
-            user = existing.get(login) or User(username=login)
+            user = existing.get(login)
+            if user is None:
+                user = User(username=login)
+                user.set_unusable_password()
             user.first_name = person.name[:150]
             user.email = person.email[:254]
             user.is_staff = person.instructor
             user.is_active = True
-            user.set_unusable_password()
             user.save()
         for login, user in existing.items():
             if login not in course.people and user.is_active:
@@ -56,6 +59,10 @@ def issue_tokens(course: Course, logins: list[str]) -> list[tuple[str, str]]:
         for user in users:
             token = secrets.token_urlsafe(32)
             Token.objects.update_or_create(user=user, defaults={"digest": digest(token)})
+            # A new unusable password changes the user's session hash: whoever signed in with
+            # the old token is signed out (Django checks the hash on every request).
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
             issued.append((str(user.username), token))
     return issued
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import sys
 import threading
 import time
 import uuid
+from typing import Any
 
 from grader.service.course import Course
 from grader.service.setup import MAX_UPLOAD_BYTES
@@ -28,6 +30,42 @@ def stale_seconds() -> float:
     except ValueError:
         return STALE_S
     return chosen if chosen > 0 else STALE_S
+
+
+# Against slow clients (slowloris): a connection silent this long is closed (looked for every
+# CLEANUP_EVERY_S); a connection waiting for its request costs a file descriptor and a buffer, not
+# a thread, so there is room for many; the request's head is at most MAX_HEADER_BYTES.
+CHANNEL_TIMEOUT_S = 15
+CLEANUP_EVERY_S = 5
+MAX_CONNECTIONS = 1000
+SPARE_FILES = 100  # descriptors kept for the database, blobs, workers' pipes
+MAX_HEADER_BYTES = 32 * 1024
+
+
+def connection_limit() -> int:
+    """MAX_CONNECTIONS, the soft limit on open files raised for them if the hard one allows."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = MAX_CONNECTIONS + SPARE_FILES
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(50, min(MAX_CONNECTIONS, soft - SPARE_FILES))
+
+
+def make_server(application: Any, host: str, port: int, threads: int) -> Any:
+    """The waitress server for `application`, with the limits above (docs/service.md)."""
+    from waitress.server import create_server
+
+    return create_server(application, host=host, port=port, threads=threads,
+                         channel_timeout=CHANNEL_TIMEOUT_S, cleanup_interval=CLEANUP_EVERY_S,
+                         connection_limit=connection_limit(), asyncore_use_poll=True,
+                         max_request_header_size=MAX_HEADER_BYTES,
+                         max_request_body_size=2 * MAX_UPLOAD_BYTES, expose_tracebacks=False,
+                         ident="grader")
 
 
 class Workers:
@@ -94,11 +132,10 @@ class Workers:
 def serve(course: Course, host: str, port: int, workers: int, sandbox: str | None,
           scheduler: str | None = None, threads: int = 8) -> None:
     """Serve until SIGINT or SIGTERM: the database migrated, jobs of a previous run queued again."""
-    from waitress.server import create_server
-
-    from grader.service.setup import configure, migrate
+    from grader.service.setup import configure, configure_logging, migrate
 
     configure(course)
+    configure_logging()
     migrate()
     from grader.service import jobs  # models: after Django is configured
     from grader.service.people import sync_roster
@@ -108,9 +145,7 @@ def serve(course: Course, host: str, port: int, workers: int, sandbox: str | Non
     from django.core.wsgi import get_wsgi_application
 
     application = get_wsgi_application()
-    server = create_server(application, host=host, port=port, threads=threads,
-                           max_request_body_size=2 * MAX_UPLOAD_BYTES,
-                           ident="grader")
+    server = make_server(application, host, port, threads)
     pool = Workers(course, workers, sandbox, scheduler)
     pool.start()
     address = f"http://{host}:{server.effective_port}/"

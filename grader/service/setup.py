@@ -2,16 +2,47 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
+import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from grader.inert import inert_name
 from grader.service.course import Course, CourseError
 
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # one submission's request body
 MAX_UPLOAD_FILES = 20
+LOG_MESSAGE_CHARS = 200  # what one log record may say (a request's path: the client's choice)
+
+
+class OneShortLine(logging.Filter):
+    """A log record's message made one inert line of at most LOG_MESSAGE_CHARS characters: a
+    client's 30 KB path (`Not Found: /aaa...`) or its newlines cannot flood or forge the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = inert_name(record.getMessage())
+        if len(message) > LOG_MESSAGE_CHARS:
+            message = (f"{message[:LOG_MESSAGE_CHARS]}... [{len(message) - LOG_MESSAGE_CHARS} "
+                       f"more characters]")
+        record.msg, record.args = message, None
+        return True
+
+
+def configure_logging() -> None:
+    """Warnings and errors (Django's `Not Found: PATH`, waitress's) to stderr, one short line
+    each (a traceback follows an error's line); once per process."""
+    root = logging.getLogger()
+    if any(isinstance(kept, OneShortLine) for handler in root.handlers
+           for kept in handler.filters):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.addFilter(OneShortLine())
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    root.addHandler(handler)
 
 
 def secret_key(state: Path) -> str:
@@ -80,7 +111,8 @@ def configure(course: Course, debug: bool = False) -> None:
                     "django.middleware.csrf.CsrfViewMiddleware",
                     "django.contrib.auth.middleware.AuthenticationMiddleware",
                     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-                    "grader.service.pages.content_security_policy"],
+                    "grader.service.pages.content_security_policy",
+                    "grader.service.pages.never_cached"],
         ROOT_URLCONF="grader.service.urls",
         TEMPLATES=[{"BACKEND": "django.template.backends.django.DjangoTemplates",
                     "APP_DIRS": True,
@@ -97,6 +129,9 @@ def configure(course: Course, debug: bool = False) -> None:
         FILE_UPLOAD_MAX_MEMORY_SIZE=MAX_UPLOAD_BYTES,
         DATA_UPLOAD_MAX_NUMBER_FILES=MAX_UPLOAD_FILES,
         DATA_UPLOAD_MAX_NUMBER_FIELDS=100,
+        FILE_UPLOAD_HANDLERS=["grader.service.uploads.HeadersChecked",
+                              "django.core.files.uploadhandler.MemoryFileUploadHandler",
+                              "django.core.files.uploadhandler.TemporaryFileUploadHandler"],
         LOGIN_URL="/",
         GRADER_COURSE=course,
         LOGGING_CONFIG=None,

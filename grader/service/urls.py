@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
 from grader.service import api, pages
+
+handler400 = api.bad_request
+handler500 = api.server_error
 
 urlpatterns = [
     path("", pages.home),
@@ -21,4 +24,5 @@ urlpatterns = [
     path("api/submissions", api.submissions),
     path("api/submissions/<str:ident>", api.submission),
     path("api/assignments/<str:name>/grades.csv", api.grades),
+    re_path(r"^api(?P<rest>/.*)?$", api.unknown),  # JSON 404, whatever the method
 ]

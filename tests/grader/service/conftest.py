@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -87,6 +88,7 @@ class Service:
     url: str = ""
     log: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
+    reader: threading.Thread | None = None
 
     def start(self) -> Service:
         self.process = subprocess.Popen(
@@ -103,9 +105,17 @@ class Service:
             found = re.search(r"on (http://127\.0\.0\.1:\d+/)", line)
             if found:
                 self.url = found.group(1).rstrip("/")
+                # The rest of its output read as it comes (a full pipe would block the service).
+                self.reader = threading.Thread(target=self._read, args=(self.process.stdout,),
+                                               daemon=True)
+                self.reader.start()
                 return self
         self.stop()
         raise AssertionError("the service did not start: " + "".join(self.log))
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            self.log.append(line)
 
     def kill(self) -> None:
         """SIGKILL the service alone (its workers see it die)."""
@@ -126,7 +136,9 @@ class Service:
                 self.process.wait()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        if self.process.stdout is not None:
+        if self.reader is not None:
+            self.reader.join(10)  # until end of file: everything it wrote is in self.log
+        if self.process.stdout is not None and (self.reader is None or not self.reader.is_alive()):
             self.process.stdout.close()
 
     def post(self, assignment: str, files: list[tuple[str, bytes]], token: str | None,
