@@ -44,6 +44,14 @@ class CountingTurnedOff(RuntimeError):
     """The counted call replaced or removed the grader's trace function."""
 
 
+def ensure_one_thread() -> None:
+    """Raise unless the calling thread is the process's only one (the test's, before a count)."""
+    if len(sys._current_frames()) > 1:
+        raise CountingTurnedOff("another thread was running when the count began, so the "
+                                "call's work could not be counted (a counted test runs in one "
+                                "thread)")
+
+
 def recursive_calls(run: Callable[[], object], code_dir: str, budget: int | None = None) -> int:
     """How many calls of the submission's recursive functions `run()` made (`budget + 1` when
     it was stopped past `budget`)."""
@@ -74,10 +82,6 @@ def recursive_calls(run: Callable[[], object], code_dir: str, budget: int | None
             raise OverBudget
         return None
 
-    if len(sys._current_frames()) > 1:
-        raise CountingTurnedOff("another thread was running when the count began, so the "
-                                "call's work could not be counted (a counted test runs in one "
-                                "thread)")
     stopped = False
     threading.settrace(called)
     sys.settrace(called)

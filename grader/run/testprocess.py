@@ -214,6 +214,7 @@ def run_steps(steps: list[dict[str, Any]], code_dir: str,
                 args = names.evaluate(step.get("args", []))
                 kwargs = names.evaluate(step.get("kwargs", {}))
                 if step.get("count") == "recursive_calls":
+                    counting.ensure_one_thread()
                     value = counting.recursive_calls(functools.partial(target, *args, **kwargs),
                                                      code_dir, step.get("budget"))
                 else:
