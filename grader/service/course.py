@@ -9,11 +9,19 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from grader.errors import UserError
 from grader.inert import inert_text
@@ -47,11 +55,37 @@ class PerDay(Strict):
     max_days: Annotated[int, Field(ge=0)]
 
 
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)  # the dates a course may name (far ones overflow
+LATEST = datetime(2999, 12, 31, 23, 59, 59, tzinfo=UTC)  # once moved to UTC or by late days)
+
+
+def in_utc(moment: datetime) -> datetime | None:
+    """`moment` in UTC, or None when it lies outside EARLIEST..LATEST.
+
+    >>> in_utc(datetime.fromisoformat("2026-12-03T23:59:00+01:00")).isoformat()
+    '2026-12-03T22:59:00+00:00'
+    >>> in_utc(datetime.fromisoformat("9999-12-31T23:59:59-14:00")) is None
+    True
+    """
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:
+        return None
+    return utc if EARLIEST <= utc <= LATEST else None
+
+
 class Assignment(Strict):
     name: Annotated[str, Field(pattern=NAME_PATTERN)]
     exercise: str
     opens: AwareDatetime | None = None
     due: AwareDatetime
+
+    @field_validator("opens", "due")
+    @classmethod
+    def _in_range(cls, moment: datetime | None) -> datetime | None:
+        if moment is not None and in_utc(moment) is None:
+            raise ValueError(f"a date between {EARLIEST.year} and {LATEST.year}")
+        return moment
     late: PerMinute | PerDay | Literal["none"] | None = None
     counts: Literal["latest", "best"] = "latest"
     attempts: Annotated[int, Field(ge=1)] | None = None

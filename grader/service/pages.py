@@ -4,7 +4,7 @@ its grading, then shows the student-safe feedback), and the instructors' pages."
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from grader.service import jobs
 from grader.service.api import course, grades, submit, upload_files
 from grader.service.classes import class_rows, regrade_changes, test_names
+from grader.service.course import EARLIEST, LATEST, in_utc
 from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
 from grader.service.people import user_of_token
 from grader.service.policy import due_for, view
@@ -30,8 +31,6 @@ STATIC_FILES = {"grader.js": (STATIC / "grader.js", "text/javascript"),
                 "grader.css": (STATIC / "grader.css", "text/css"),
                 "sortable.js": (SHARED / "sortable.js", "text/javascript")}
 # No inline script or style anywhere: what a submission printed can never run in a page.
-EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)  # an extension's due date
-LATEST = datetime(2999, 12, 31, 23, 59, 59, tzinfo=UTC)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
@@ -235,12 +234,9 @@ def due_date(text: str) -> datetime | None:
         return None
     try:
         parsed = datetime.fromisoformat(text.strip())
-        if parsed.tzinfo is None:
-            return None
-        due = parsed.astimezone(UTC)
-    except (ValueError, OverflowError):
+    except ValueError:
         return None
-    return due if EARLIEST <= due <= LATEST else None
+    return in_utc(parsed) if parsed.tzinfo is not None else None
 
 
 @staff_only
