@@ -7,6 +7,7 @@ that lost its job (it died and the job was queued again) cannot overwrite the ne
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections import Counter
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ from grader.service.storage import bundle, store_blob
 
 MAX_TRIES = 3  # a job whose worker died this many times is an error, not tried forever
 FAIR_WINDOW = 1000  # queued jobs looked at when choosing whose turn it is
+STALE_S = 60.0  # a worker whose job's heartbeat is this old is frozen: killed, its job queued again
 
 
 class Refused(UserError):
@@ -104,6 +106,16 @@ def fair_order(queued: list[tuple[str, int]], served: Mapping[int, int]) -> list
         ranked.append((ahead[student], age, pk))
         ahead[student] += 1
     return [pk for _, _, pk in sorted(ranked)]
+
+
+def stale_seconds() -> float:
+    """How old a running job's heartbeat may grow before its worker counts as frozen: STALE_S,
+    or $GRADER_SERVICE_STALE_S (seconds, > 0). Workers beat four times as often."""
+    try:
+        chosen = float(os.environ.get("GRADER_SERVICE_STALE_S", STALE_S))
+    except ValueError:
+        return STALE_S
+    return chosen if chosen > 0 else STALE_S
 
 
 def beat(sub: Submission, worker: str) -> bool:

@@ -20,16 +20,6 @@ from grader.service.setup import MAX_UPLOAD_BYTES
 
 SUPERVISE_EVERY_S = 0.5
 STOP_GRACE_S = 10.0
-STALE_S = 60.0  # a worker whose job's heartbeat (every 5 s) is this old is frozen: replaced
-
-
-def stale_seconds() -> float:
-    """STALE_S, or $GRADER_SERVICE_STALE_S (seconds, > 0)."""
-    try:
-        chosen = float(os.environ.get("GRADER_SERVICE_STALE_S", STALE_S))
-    except ValueError:
-        return STALE_S
-    return chosen if chosen > 0 else STALE_S
 
 
 # Against slow clients (slowloris): a connection silent this long is closed (looked for every
@@ -100,7 +90,7 @@ class Workers:
         from grader.service import jobs
 
         while not self.stopping.is_set():
-            for name in jobs.stale_workers(list(self.running), stale_seconds()):
+            for name in jobs.stale_workers(list(self.running), jobs.stale_seconds()):
                 with contextlib.suppress(OSError):  # frozen: its job is queued again below
                     self.running[name].kill()
                 self.running[name].wait()

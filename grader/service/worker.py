@@ -89,7 +89,8 @@ def _beat(sub: Submission, worker: str, done: threading.Event) -> None:
     from grader.service import jobs
 
     try:
-        while not done.wait(HEARTBEAT_S) and jobs.beat(sub, worker):
+        every = min(HEARTBEAT_S, jobs.stale_seconds() / 4)
+        while not done.wait(every) and jobs.beat(sub, worker):
             pass
     finally:
         connection.close()  # this thread's own
