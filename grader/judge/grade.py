@@ -24,11 +24,9 @@ from grader.suite.schema import TestSpec
 
 
 def process_cpu_s() -> float:
-    """CPU time of this process and of every process it started and waited for, in seconds
-    (fork servers, their reporters and tests, compilers: each is waited for by its parent)."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), \
-        resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    """CPU time of this process (all its threads), in seconds."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
 
 
 @dataclass
@@ -36,7 +34,7 @@ class Cost:
     """What grading one submission cost, in CPU seconds."""
 
     runs_cpu_s: float = 0.0  # every run of every test, the re-runs that explain failures included
-    grading_cpu_s: float = 0.0  # the whole grading: the grader, its fork servers, every test
+    grading_cpu_s: float = 0.0  # the whole grading: the grader, its fork server, every test run
 
 
 @dataclass
@@ -189,6 +187,7 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
         limits = resolve_limits(loaded, tests, confinement)
         verdicts: dict[str, Verdict] = {}
         results: dict[str, TestResult] = {}
+        servers_cpu_s = 0.0
         try:
             with Grader(loaded, prepared, scratch, limits, confinement) as grader:
                 report.sandbox = grader.sandbox
@@ -217,11 +216,13 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                         on_result(result)
                 boundary = grader.server.boundary
                 report.boundary = boundary.describe() if boundary is not None else "not checked"
+            servers_cpu_s = grader.server.server_cpu_s
             report.results = [results[test.name] for test in tests if test.name in results]
         except ServerStartError as error:
             report.results = [result_of(test, Judgement(
                 Verdict.JE, f"the grader could not start a test process: {error}"), None)
                 for test in tests]
-    report.cost.grading_cpu_s = round(process_cpu_s() - started_cpu_s, 3)
+    report.cost.grading_cpu_s = round(process_cpu_s() - started_cpu_s + servers_cpu_s
+                                      + report.cost.runs_cpu_s, 3)
     report.cost.runs_cpu_s = round(report.cost.runs_cpu_s, 3)
     return report
