@@ -57,30 +57,42 @@ def _graded_targets(test: TestSpec, loaded: LoadedSuite) -> list[str]:
 
 
 @functools.cache  # once per loaded suite (steps may come from a case generator)
-def graded_functions(loaded: LoadedSuite) -> dict[str, str]:
+def graded_functions(loaded: LoadedSuite) -> dict[str, tuple[str, ...]]:
     """Each submitted function or class that a non-integration question grades (the target of a
-    test's call or of a compared step), mapped to the first question grading it."""
+    test's call or of a compared step), with every question grading it (a class may hold the
+    methods of several questions), in the suite's order."""
     suite = loaded.suite
     integration = {question.id for question in suite.questions if question.integration}
     submitted = {name.removesuffix(".py") for name in suite.submit}
-    graded: dict[str, str] = {}
+    graded: dict[str, tuple[str, ...]] = {}
     for test in suite.tests:
         if test.question is None or test.question in integration or test.transcript is not None:
             continue
         for target in _graded_targets(test, loaded):
-            if target.split(".")[0] in submitted and swappable(loaded, target):
-                graded.setdefault(target, test.question)
+            known = graded.get(target, ())
+            if test.question not in known and target.split(".")[0] in submitted \
+                    and swappable(loaded, target):
+                graded[target] = (*known, test.question)
     return graded
 
 
-def helpers_of(test: TestSpec, loaded: LoadedSuite) -> dict[str, str]:
-    """The functions and classes a failure of `test` may be blamed on, with their graders."""
+def graders_of(test: TestSpec, loaded: LoadedSuite) -> dict[str, tuple[str, ...]]:
+    """The functions and classes a failure of `test` may be blamed on, with the questions (or
+    tests) grading each: its `reference_helpers`, or for a whole program every graded one."""
     if test.reference_helpers:
-        return dict(test.reference_helpers)
+        return {helper: (grading,) for helper, grading in test.reference_helpers.items()}
     integration = {question.id for question in loaded.suite.questions if question.integration}
     if test.question in integration:
-        return dict(graded_functions(loaded))
+        return graded_functions(loaded)
     return {}
+
+
+def helpers_of(test: TestSpec, loaded: LoadedSuite, verdicts: Verdicts) -> dict[str, str]:
+    """Each of the test's helpers with the question to blame it on: the first of its questions
+    that failed (or was not graded in this run), else the first."""
+    return {helper: next((q for q in questions if verdicts.get(q, Verdict.JE) is not Verdict.AC),
+                         questions[0])
+            for helper, questions in graders_of(test, loaded).items()}
 
 
 def suspects(helpers: Helpers, verdicts: Verdicts) -> dict[str, str]:
@@ -92,6 +104,17 @@ def suspects(helpers: Helpers, verdicts: Verdicts) -> dict[str, str]:
     """
     return {helper: grading for helper, grading in helpers.items()
             if verdicts.get(grading, Verdict.JE) is not Verdict.AC}
+
+
+def swapped_for(test: TestSpec, loaded: LoadedSuite, verdicts: Verdicts) -> dict[str, str]:
+    """The helpers a failure of `test` runs again with the reference's versions of (none: its
+    failure stands). A whole program all of whose graded functions failed is not run again: with
+    all of them the reference's, nothing the student wrote would be judged (a stub's program)."""
+    helpers = helpers_of(test, loaded, verdicts)
+    chosen = suspects(helpers, verdicts)
+    if not test.reference_helpers and len(chosen) == len(helpers):
+        return {}
+    return chosen
 
 
 def failing(helpers: Helpers, verdicts: Verdicts) -> list[str]:
@@ -106,7 +129,8 @@ def execution_order(tests: Sequence[TestSpec], loaded: LoadedSuite) -> list[Test
 
     A whole-program (integration) test depends on every question, so it runs last.
     """
-    dependencies = {test.name: set(helpers_of(test, loaded).values()) for test in tests}
+    dependencies = {test.name: {q for questions in graders_of(test, loaded).values()
+                                for q in questions} for test in tests}
     waiting = list(tests)
     done: list[TestSpec] = []
 

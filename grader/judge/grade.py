@@ -109,7 +109,7 @@ def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> J
     judgement, run = grader.grade_test(test)
     if judgement.verdict in (Verdict.AC, Verdict.CE, Verdict.JE):
         return Judged(judgement, run.outcome, _cpu(run))
-    helpers = blame.helpers_of(test, grader.loaded)
+    helpers = blame.helpers_of(test, grader.loaded, verdicts)
     if not grader.with_reference_helpers:  # a handout: say which helpers to fix first
         failing = blame.failing(helpers, verdicts)
         if failing:
@@ -117,7 +117,7 @@ def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> J
                                   f"{advice.local_advice(helpers, failing)}".lstrip(),
                                   judgement.details)
         return Judged(judgement, run.outcome, _cpu(run))
-    suspects = blame.suspects(helpers, verdicts)
+    suspects = blame.swapped_for(test, grader.loaded, verdicts)
     if not suspects:
         return Judged(judgement, run.outcome, _cpu(run))
     again, rerun = grader.grade_test(test, list(suspects))

@@ -176,3 +176,12 @@ def test_a_whole_program_charges_a_bug_no_question_saw(grade_toy: Build) -> None
                        given={"play.py": PLAY})
     assert verdicts(report) == {"best": Verdict.AC, "cells": Verdict.AC,
                                 "whole-program": Verdict.WA}
+
+
+def test_a_stubs_whole_program_is_not_forgiven(grade_toy: Build) -> None:
+    stub = "class Table:\n    def __init__(self, cells):\n        raise NotImplementedError\n\n" \
+        "    def cell(self, i):\n        raise NotImplementedError\n\n" \
+        "def best(table):\n    raise NotImplementedError\n"
+    report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, stub, given={"play.py": PLAY})
+    assert verdicts(report) == {"best": Verdict.NI, "cells": Verdict.NI,
+                                "whole-program": Verdict.NI}
