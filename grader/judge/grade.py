@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import resource
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ def process_cpu_s() -> float:
     """CPU time of this process (all its threads), in seconds."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     return own.ru_utime + own.ru_stime
+
+log = logging.getLogger(__name__)  # a grader failure's traceback, for whoever runs the grader
 
 
 @dataclass
@@ -202,6 +205,7 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                             judgement, outcome = decided.judgement, decided.outcome
                             report.cost.runs_cpu_s += decided.runs_cpu_s
                     except (OSError, ValueError, KeyError, RuntimeError) as error:
+                        log.exception("grading test %s of %s", test.name, source)
                         judgement = Judgement(Verdict.JE, f"the grader failed: "
                                               f"{type(error).__name__}: {error}".rstrip(": "))
                     result = result_of(test, judgement, outcome, limits[test.name].note,

@@ -264,13 +264,6 @@ def run_driver(request: DriverRequest, code_dir: str) -> DriverResult:
 # ---------------------------------------------------------------- the process
 
 
-def _read_to_end(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 65536):
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def keep_only(fds: set[int]) -> None:
     """Close every descriptor but `fds` (and 0, 1, 2)."""
     low = 0
