@@ -89,7 +89,8 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
                       message=shown(message), details=shown(judgement.details),
                       stdout=shown(stdout) if stdout else None,
                       limits=outcome.limits.model_dump() if outcome is not None else {},
-                      limits_note=limits_note, question=test.question or "")
+                      limits_note=limits_note, question=test.question or "",
+                      description=test.description)
 
 
 @dataclass(frozen=True)
