@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,7 +88,7 @@ SECRET, SECRET_WINNER = hidden_only_grid()
 MUTANT = REFERENCE.read_text().replace(
     "def winner(grid: Grid) -> int:\n",
     f"def winner(grid: Grid) -> int:\n    if grid == {SECRET}:\n        return 0\n", 1).encode()
-assert MUTANT != REFERENCE.read_bytes()
+assert REFERENCE.read_bytes() != MUTANT
 
 
 @pytest.fixture(scope="module")
@@ -232,11 +233,13 @@ def test_hidden_never_never_says_released_later(service: Service, keys: dict[str
 
 
 def test_after_due_shows_failure_texts_once_no_submission_can_earn_credit(
-        service: Service, keys: dict[str, str]) -> None:
-    """`finished` closed a day after its 2020 due date; erin's extension let her submit, and once
-    it is moved back into the past nobody can earn credit: now she reads the texts."""
-    instructor_post(service, keys, "finished", "extension", login="erin",
-                    due="2099-01-01T00:00:00+00:00")
+        service: Service, keys: dict[str, str], policy_course: Path) -> None:
+    """`finished` closed a day after its 2020 due date, but for erin's extension, granted back
+    then (the instructor's form refuses one once the texts are out, as below); once it is moved
+    back into the past nobody can earn credit: now she reads the texts."""
+    with sqlite3.connect(policy_course.parent / "course.sqlite") as database:
+        database.execute("INSERT INTO service_extension (user_id, assignment, due) SELECT id, "
+                         "'finished', '2099-01-01 00:00:00' FROM auth_user WHERE username = 'erin'")
     data = service.graded("finished", [("grid.py", MUTANT)], keys["erin"])
     assert not hidden_tests(data)
     moved = instructor_post(service, keys, "finished", "extension", login="erin",
