@@ -57,6 +57,14 @@ assignments:
     due: 2020-01-01T00:00:00Z
     late: {per_minute: 1, max: 5}
     hidden: never
+  - name: always
+    exercise: bitgrid
+    due: 2099-01-01T00:00:00Z
+    hidden: always
+  - name: released
+    exercise: bitgrid
+    due: 2020-01-01T00:00:00Z
+    late: {per_minute: 1, max: 5}
   - name: finished
     exercise: bitgrid
     due: 2020-01-01T00:00:00Z
@@ -268,3 +276,29 @@ def test_gradebooks_and_blobs_are_ours_only(service: Service, keys: dict[str, st
     assert any(path.name == "gradebook.sqlite" for path in files)
     for path in files:
         assert mode(path) == 0o600, f"{path}: {oct(mode(path))}"
+
+
+def test_hidden_always_shows_verdicts_and_points_but_no_failure_text_before_the_end(
+        service: Service, keys: dict[str, str]) -> None:
+    data = service.graded("always", [("grid.py", MUTANT)], keys["carol"])
+    hidden = hidden_tests(data)
+    assert hidden and all(t["output"] == "" for t in hidden)
+    assert "WA" in {t["extra_data"]["verdict"] for t in hidden}
+    assert data["score"] < data["max_score"]  # the hidden points count
+    assert not leaks(json.dumps(data)) and not leaks(page_of(service, keys["carol"], data["id"]))
+    assert data["hidden_shown"] == "verdicts"
+
+
+def test_a_release_that_took_effect_shows_everything_and_closes_the_assignment(
+        service: Service, keys: dict[str, str]) -> None:
+    data = service.graded("released", [("grid.py", MUTANT)], keys["carol"])
+    assert not leaks(json.dumps(data))
+    reply = instructor_post(service, keys, "released", "release")
+    assert reply.status_code == 200 and "hidden results released" in reply.text
+    after = service.get(data["id"], keys["carol"]).json()
+    assert after["hidden_released"] is True and leaks(json.dumps(after))
+    refused = service.post("released", [("grid.py", REFERENCE.read_bytes())], keys["carol"])
+    assert refused.status_code == 403 and "released" in refused.json()["error"], refused.text
+    extension = instructor_post(service, keys, "released", "extension", login="bob",
+                                due="2099-01-01T00:00:00+00:00")
+    assert extension.status_code == 400 and "already shown" in extension.text
