@@ -21,7 +21,7 @@ from grader.service.classes import class_rows, regrade_changes, test_names
 from grader.service.course import EARLIEST, LATEST, Assignment, in_utc
 from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
 from grader.service.people import user_of_token
-from grader.service.policy import due_for, release_effect, texts_out, view
+from grader.service.policy import due_for, release_effect, texts_out, texts_shown_after, view
 from grader.service.storage import UploadError
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -207,11 +207,18 @@ def release_status(assignment: Assignment, now: datetime) -> str:
             return (f"released at {effect.takes_effect.isoformat()} (asked for at "
                     f"{effect.requested_at.isoformat()}); submissions closed since then")
         return (f"release scheduled for {effect.takes_effect.isoformat()}, when "
-                f"{effect.waits_for} ends: until then no student reads a hidden test's failure "
+                f"{effect.waits_for}: until then no student reads a hidden test's failure "
                 f"text; from then on no submission is accepted")
-    if texts_out(assignment, now):
+    if assignment.hidden == "never":
+        return "hidden: never; students see nothing of the hidden tests unless released"
+    after = texts_shown_after(assignment)
+    if after is None:
+        return (f"hidden: {assignment.hidden}; failure texts withheld until a release (late "
+                f"submissions never close)")
+    if now > after:
         return "shown in full: no submission can earn credit any more"
-    return f"hidden: {assignment.hidden}; failure texts withheld while credit can still be earned"
+    return (f"hidden: {assignment.hidden}; failure texts shown after {after.isoformat()}, when "
+            f"no submission can earn credit any more")
 
 
 def done_message(request: HttpRequest) -> str:

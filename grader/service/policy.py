@@ -42,7 +42,7 @@ class ReleaseEffect:
 
     requested_at: datetime
     takes_effect: datetime
-    waits_for: str  # "" when it took effect as asked; else "the due date" or "LOGIN's extension"
+    waits_for: str  # "" when it took effect as asked, "the due date passes", "LOGIN's extension ends"
 
 
 def release_effect(assignment: Assignment) -> ReleaseEffect | None:
@@ -55,11 +55,11 @@ def release_effect(assignment: Assignment) -> ReleaseEffect | None:
     moment: datetime = release.released_at
     waits_for = ""
     if assignment.due > moment:
-        moment, waits_for = assignment.due, "the due date"
+        moment, waits_for = assignment.due, "the due date passes"
     for extension in Extension.objects.filter(assignment=assignment.name) \
             .select_related("user").order_by("due"):
         if extension.due > moment:
-            moment, waits_for = extension.due, f"{extension.user.username}'s extension"
+            moment, waits_for = extension.due, f"{extension.user.username}'s extension ends"
     return ReleaseEffect(release.released_at, moment, waits_for)
 
 
