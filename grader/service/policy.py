@@ -106,10 +106,10 @@ def students_seen(assignment: Assignment, students: list[User], now: datetime) -
                     .values_list("user_id", "due"))
     seen: dict[int, Seen] = {}
     for student in students:
+        past_own_due = now > extended.get(student.pk, assignment.due)
         if student.is_staff:
             seen[student.pk] = EVERYTHING
-        elif assignment.hidden == "always" or (assignment.hidden == "after_due" and now > extended
-                                               .get(student.pk, assignment.due)):
+        elif assignment.hidden == "always" or (assignment.hidden == "after_due" and past_own_due):
             seen[student.pk] = VERDICTS
         else:
             seen[student.pk] = NOTHING
@@ -134,8 +134,7 @@ def refusal(assignment: Assignment, user: User, now: datetime) -> str | None:
     return None
 
 
-def hidden_note(assignment: Assignment, seen: Seen, hidden: int, due: datetime,
-                now: datetime) -> str:
+def hidden_note(assignment: Assignment, seen: Seen, hidden: int, due: datetime) -> str:
     """What a student is told about the `hidden` tests they do not see in full (never a promise
     the policy does not keep: `hidden: never` is never "shown later")."""
     if seen == VERDICTS:
@@ -224,7 +223,7 @@ def view(sub: Submission, assignment: Assignment, viewer: User, now: datetime) -
     if sub.results is not None:
         hidden = sum(1 for test in sub.results.get("tests", [])
                      if test.get("visibility") != "visible")
-        note = hidden_note(assignment, seen, hidden, due_for(assignment, sub.user), now) \
+        note = hidden_note(assignment, seen, hidden, due_for(assignment, sub.user)) \
             if seen != EVERYTHING else ""
         results = redact(sub.results, seen, note)
     score = max_score = final = None
