@@ -12,8 +12,9 @@ from django.contrib.auth.models import User
 from grader.inert import csv_cell
 from grader.report.grades import number
 from grader.service.course import Assignment, Course
+from grader.service.jobs import now
 from grader.service.models import Submission
-from grader.service.policy import counted
+from grader.service.policy import NOTHING, counted, students_seen
 
 MISSING = "missing"
 
@@ -34,17 +35,19 @@ class Row:
 
 
 def class_rows(course: Course, assignment: Assignment) -> list[Row]:
-    """One row per roster student (instructors left out), then anyone else who submitted."""
+    """One row per roster student (instructors left out), then anyone else who submitted. The
+    submission that counts is the one its student is told counts (`policy.counted`)."""
     subs: dict[int, list[Submission]] = defaultdict(list)
     for sub in Submission.objects.filter(assignment=assignment.name).order_by("number"):
         subs[sub.user_id].append(sub)
     users = {user.pk: user for user in User.objects.filter(is_staff=False)}
+    seen = students_seen(assignment, list(users.values()), now())
     rows = []
     for user in sorted(users.values(), key=lambda u: u.username):
         mine = subs.get(user.pk, [])
         row = Row(login=user.username, name=user.first_name,
                   status=mine[-1].status if mine else MISSING, attempts=len(mine))
-        chosen = counted(mine, assignment.counts)
+        chosen = counted(mine, assignment.counts, seen.get(user.pk, NOTHING))
         if chosen is not None and chosen.results is not None:
             row.late_minutes = chosen.late_minutes
             row.score, row.max_score = chosen.score, chosen.max_score

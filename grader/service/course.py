@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -86,10 +86,16 @@ class Assignment(Strict):
         if moment is not None and in_utc(moment) is None:
             raise ValueError(f"a date between {EARLIEST.year} and {LATEST.year}")
         return moment
-    late: PerMinute | PerDay | Literal["none"] | None = None
+    late: PerMinute | PerDay | Literal["none"] = "none"
     counts: Literal["latest", "best"] = "latest"
     attempts: Annotated[int, Field(ge=1)] | None = None
     hidden: Literal["after_due", "never", "always"] = "after_due"
+
+    @field_validator("late", mode="before")
+    @classmethod
+    def _unsaid_is_none(cls, late: object) -> object:
+        """`late:` with no value is `late: none`, as a missing `late:` is."""
+        return "none" if late is None else late
 
     @model_validator(mode="after")
     def _opens_before_due(self) -> Assignment:
@@ -99,7 +105,7 @@ class Assignment(Strict):
 
     def penalty(self, late_minutes: int, max_score: float) -> float:
         """Points off for a submission `late_minutes` late (whole minutes, rounded up)."""
-        if late_minutes <= 0 or self.late is None or self.late == "none":
+        if late_minutes <= 0 or self.late == "none":
             return 0.0
         if isinstance(self.late, PerMinute):
             return float(min(self.late.max, self.late.per_minute * late_minutes))
@@ -107,8 +113,29 @@ class Assignment(Strict):
         return max_score * min(100.0, self.late.per_day_percent * days) / 100
 
     def closed(self, late_minutes: int) -> bool:
-        """Too late to submit at all (a per-day rule past its `max_days`)."""
+        """Too late to submit at all: late under `late: none`, or a per-day rule past its
+        `max_days`."""
+        if self.late == "none":
+            return late_minutes > 0
         return isinstance(self.late, PerDay) and late_minutes > self.late.max_days * 24 * 60
+
+    def credit_ends(self, due: datetime) -> datetime | None:
+        """The last moment a submission due at `due` is accepted (and can earn credit); None
+        when there is none: points off per minute never close the assignment.
+
+        >>> one = Assignment(name="a", exercise="e", due=datetime(2026, 1, 1, tzinfo=UTC),
+        ...                  late=PerDay(per_day_percent=10, max_days=2))
+        >>> one.credit_ends(one.due).isoformat()
+        '2026-01-03T00:00:00+00:00'
+        """
+        if self.late == "none":
+            return due
+        if isinstance(self.late, PerDay):
+            try:
+                return due + timedelta(days=self.late.max_days)
+            except OverflowError:
+                return None
+        return None
 
     def late_rule(self) -> str:
         if isinstance(self.late, PerMinute):
@@ -117,7 +144,7 @@ class Assignment(Strict):
         if isinstance(self.late, PerDay):
             return (f"{self.late.per_day_percent:g}% off per day late, refused after "
                     f"{self.late.max_days} day(s)")
-        return "no late penalty"
+        return "no late submissions: closed at the due date"
 
 
 class CourseSpec(Strict):

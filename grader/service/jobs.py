@@ -21,7 +21,7 @@ from django.db.models import F, Q
 from grader.errors import UserError
 from grader.service.course import Assignment, Course, late_minutes
 from grader.service.models import ERROR, GRADED, QUEUED, RUNNING, Submission
-from grader.service.policy import due_for
+from grader.service.policy import due_for, refusal
 from grader.service.storage import bundle, store_blob
 
 MAX_TRIES = 3  # a job whose worker died this many times is an error, not tried forever
@@ -45,11 +45,10 @@ def accept(course: Course, user: User, assignment: Assignment,
            files: list[tuple[str, bytes]]) -> Submission:
     """Check, store the bytes, commit the row: only then is the submission accepted."""
     moment = now()
-    if assignment.opens is not None and moment < assignment.opens:
-        raise Refused(f"{assignment.name} opens at {assignment.opens.isoformat()}", 403)
+    refused = refusal(assignment, user, moment)
+    if refused is not None:
+        raise Refused(refused, 403)
     late = late_minutes(moment, due_for(assignment, user))
-    if assignment.closed(late):
-        raise Refused(f"{assignment.name} no longer accepts submissions (too late)", 403)
     if assignment.attempts is not None and Submission.objects.filter(
             user=user, assignment=assignment.name).count() >= assignment.attempts:
         raise Refused(f"no attempt left: {assignment.name} allows {assignment.attempts}", 429)

@@ -75,12 +75,38 @@ def database(course: Course) -> dict[str, Any]:
             "HOST": url.hostname or "", "PORT": str(url.port or "")}
 
 
+PRIVATE_FOLDER, PRIVATE_FILE = 0o700, 0o600
+
+
+def private_folder(folder: Path, below: Path) -> Path:
+    """`folder` and every folder from `below` down to it, created or made PRIVATE_FOLDER."""
+    for step in [*reversed(folder.relative_to(below).parents), folder.relative_to(below)]:
+        path = below / step
+        path.mkdir(mode=PRIVATE_FOLDER, exist_ok=True)
+        path.chmod(PRIVATE_FOLDER)
+    return folder
+
+
+def private_file(path: Path) -> Path:
+    """`path` created empty if missing, and made PRIVATE_FILE, before anything writes into it
+    (SQLite gives its journal files the database's mode)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE))
+    path.chmod(PRIVATE_FILE)
+    return path
+
+
 def keep_private(course: Course) -> None:
-    """The service's files readable by us only: its folder (submissions, gradebooks, the
-    secret key) 0700, a SQLite database 0600 before SQLite opens it (its -wal and -shm files
-    take the database's mode). The database holds live session keys and every result."""
+    """The service's files readable by us only: its folder and every folder in it 0700, every
+    file in it 0600 (submissions, gradebooks, the secret key: earlier versions left some
+    readable), a SQLite database 0600 before SQLite opens it (its -wal and -shm files take the
+    database's mode). The database holds live session keys and every result."""
     course.state.mkdir(parents=True, exist_ok=True)
-    course.state.chmod(0o700)
+    course.state.chmod(PRIVATE_FOLDER)
+    for folder, subfolders, files in os.walk(course.state):
+        for name in subfolders:
+            (Path(folder) / name).chmod(PRIVATE_FOLDER)
+        for name in files:
+            (Path(folder) / name).chmod(PRIVATE_FILE)
     if "://" in course.database:
         return
     path = Path(course.database)

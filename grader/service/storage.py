@@ -13,7 +13,7 @@ from pathlib import Path
 from grader.errors import UserError
 from grader.inert import inert_name, inert_text
 from grader.run.submission import MAX_FILE_BYTES, SubmissionError, files_of
-from grader.service.setup import MAX_UPLOAD_FILES
+from grader.service.setup import MAX_UPLOAD_FILES, private_folder
 
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -66,12 +66,13 @@ def blob_path(state: Path, sha: str) -> Path:
 
 
 def store_blob(state: Path, data: bytes) -> str:
-    """Write `data` under its SHA-256 (once; fsynced, then renamed in place); returns the hash."""
+    """Write `data` under its SHA-256 (once; fsynced, then renamed in place; 0600 in folders
+    0700, as mkstemp creates it); returns the hash."""
     sha = hashlib.sha256(data).hexdigest()
     path = blob_path(state, sha)
     if path.is_file() and path.stat().st_size == len(data):
         return sha
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent, state)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".incoming-")
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -319,9 +319,10 @@ def test_the_class_page_shows_only_the_server_s_own_messages(service: Service,
     assert 'class="done"' not in page.text
     for query, shown in ((("done", "released"),), "hidden results released"), \
                          ((("done", "extension"),), "extension saved"), \
+                         ((("done", "scheduled"),), "release of hidden results scheduled"), \
                          ((("done", "regrading"), ("count", "3")), "regrading 3 submission(s)"):
         page = instructor.get(f"{service.url}/instructor/open", params=dict(query), timeout=30)
-        assert f'<p class="done">{shown}</p>' in page.text, query
+        assert f'<p class="done">{shown}' in page.text, query
     for count in ("-1", "1e9", "x", "99999999999999999999", "<b>"):
         page = instructor.get(f"{service.url}/instructor/open",
                               params={"done": "regrading", "count": count}, timeout=30)
@@ -330,7 +331,8 @@ def test_the_class_page_shows_only_the_server_s_own_messages(service: Service,
     reply = instructor.post(f"{service.url}/instructor/open/release",
                             data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30,
                             allow_redirects=False)
-    assert reply.headers["Location"].endswith("/instructor/open?done=released")
+    # `open` is due in 2099: the release waits for the due date
+    assert reply.headers["Location"].endswith("/instructor/open?done=scheduled")
 
 
 def test_a_file_name_that_is_not_utf8_is_a_clear_400(service: Service,
