@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from grader.cluster.job import Payload
-from grader.judge.grade import GradeReport, grade, select_tests
+from grader.judge.grade import GradeReport, grade, hidden_points_not_run, select_tests
 from grader.judge.verdicts import TestResult, Verdict
 from grader.report.reports import junit_xml, results_json
 from grader.run.submission import SubmissionError, is_empty
@@ -24,13 +24,14 @@ def failed_report(loaded: LoadedSuite, source: Path, message: str,
     The tests are those a grading would run (`public_only`: the visible ones; `names`: those
     named), so its max_score is that of the submissions graded beside it."""
     report = GradeReport(exercise=loaded.name, submission=str(source),
-                         question_titles=loaded.suite.question_titles())
+                         question_titles=loaded.suite.question_titles(),
+                         hidden_points_not_run=hidden_points_not_run(loaded, public_only))
     report.notes.append(message)
     for test in select_tests(loaded, public_only, names):
         report.results.append(TestResult(name=test.name, verdict=verdict, points=0.0,
                                          max_points=test.points, visibility=test.visibility,
                                          kind=test.kind, message=message,
-                                         question=test.question or ""))
+                                         question=test.question or "", cause=message))
     return report
 
 

@@ -85,6 +85,9 @@ def visible_suite(loaded: LoadedSuite, generated: dict[str, list[Any]]) -> dict[
             entry["limits"] = {"cpu_s": limits.cpu_s, "wall_s": limits.wall_s}
             entry["description"] = (entry.get("description", "") + f" (limits: {note})").strip()
         data["tests"].append(entry)
+    withheld = suite.withheld_points + sum(t.points for t in suite.tests if t.visibility != "visible")
+    if withheld:
+        data["withheld_points"] = withheld
     if isinstance(suite.limits.cpu_s, str) or isinstance(suite.limits.wall_s, str):
         data["limits"].update(cpu_s=LimitSpec().cpu_s, wall_s=LimitSpec().wall_s)
     return data

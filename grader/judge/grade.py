@@ -51,6 +51,18 @@ class GradeReport:
     missing: list[str] = field(default_factory=list)  # submitted files the submission lacks
     question_titles: dict[str, str] = field(default_factory=dict)  # the suite's questions, in order
     cost: Cost = field(default_factory=Cost)
+    # The points of the hidden tests this grading did not run (`--public`, a handout's suite);
+    # the final grading runs them.
+    hidden_points_not_run: float = 0.0
+
+    @property
+    def import_failure(self) -> TestResult | None:
+        """The first test's result when every test got CE for one and the same reason (the
+        submission does not import): a report says it once, not once per test."""
+        causes = {result.cause if result.verdict is Verdict.CE else "" for result in self.results}
+        if len(causes) != 1 or causes == {""}:
+            return None
+        return self.results[0]
 
     @property
     def questions(self) -> list[QuestionScore]:
@@ -90,7 +102,7 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
                       stdout=shown(stdout) if stdout else None,
                       limits=outcome.limits.model_dump() if outcome is not None else {},
                       limits_note=limits_note, question=test.question or "",
-                      description=test.description)
+                      description=test.description, cause=shown(judgement.cause))
 
 
 @dataclass(frozen=True)
@@ -137,6 +149,13 @@ class UnknownTest(UserError):
     """A test asked for by name (`--test`) that the suite does not have."""
 
 
+def hidden_points_not_run(loaded: LoadedSuite, public_only: bool) -> float:
+    """The points of the hidden tests a grading leaves out: all of them with `public_only`, and
+    those a handout's suite only counts (`withheld_points`)."""
+    hidden = sum(test.points for test in loaded.suite.tests if test.visibility != "visible")
+    return loaded.suite.withheld_points + (hidden if public_only else 0.0)
+
+
 def select_tests(loaded: LoadedSuite, public_only: bool,
                  names: list[str] | None = None) -> list[TestSpec]:
     tests = [t for t in loaded.suite.tests if not public_only or t.visibility == "visible"]
@@ -175,7 +194,8 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
     started_cpu_s = process_cpu_s()
     tests = select_tests(loaded, public_only, names)
     report = GradeReport(exercise=loaded.name, submission=str(source),
-                         question_titles=loaded.suite.question_titles())
+                         question_titles=loaded.suite.question_titles(),
+                         hidden_points_not_run=hidden_points_not_run(loaded, public_only))
     hidden = any(test.visibility != "visible" for test in tests)
     confinement = choose(sandbox, loaded.suite.sandbox, default_sandbox, hidden=hidden)
     if confinement == "container":

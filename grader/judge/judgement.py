@@ -22,6 +22,7 @@ class Judgement:
     verdict: Verdict
     message: str = ""
     details: str = ""
+    cause: str = ""  # a CE's reason without the test's own words: alike in every test it stops
 
 
 def render_value(value: Any) -> str:
@@ -64,8 +65,8 @@ def judge_exception(got: Raised, label: str) -> Judgement:
         if got["raises"] == "AttributeError":
             hint = " (missing function or attribute: check the name and that it is defined at " \
                    "the top level of the module)"
-        return Judgement(Verdict.CE, f"{label}: {got['raises']}: {got['message']}{hint}",
-                         got["traceback"])
+        cause = f"{got['raises']}: {got['message']}{hint}"
+        return Judgement(Verdict.CE, f"{label}: {cause}", got["traceback"], cause=cause)
     return Judgement(Verdict.RTE, f"{label} raised {got['raises']}: {got['message']}",
                      got.get("traceback", ""))
 

@@ -170,13 +170,14 @@ class Grader:
         """
         limits = self.limits[test.name].limits
         if self.prepared.missing:
-            return TestRun(None, stopped=Judgement(
-                Verdict.CE, "missing file(s): " + ", ".join(self.prepared.missing)))
+            missing = "missing file(s): " + ", ".join(self.prepared.missing)
+            return TestRun(None, stopped=Judgement(Verdict.CE, missing, cause=missing))
         if self.prepared.compile_problem is not None:
             return TestRun(None, stopped=Judgement(Verdict.JE, self.prepared.compile_problem))
         if self.prepared.syntax_errors:
             name, error = next(iter(self.prepared.syntax_errors.items()))
-            return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error))
+            return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error,
+                                                   cause=f"{name} does not compile"))
         helpers = helper_code(self.loaded, test, swapped) if swapped else []
         # Each test reads its input fixtures from a folder of its own with an unguessable name,
         # removed after it: no test reads another's inputs (a hidden test's, say, to print them

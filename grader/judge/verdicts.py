@@ -61,6 +61,7 @@ class TestResult:
     limits_note: str = ""
     question: str = ""  # the question the test belongs to (empty in a suite that declares none)
     description: str = ""  # what the test checks, in the author's words (the suite's `description:`)
+    cause: str = ""  # a CE's reason, the same in every test it stops (Judgement.cause)
 
     @property
     def passed(self) -> bool:

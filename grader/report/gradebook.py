@@ -91,6 +91,8 @@ class Attempt:
     graded_at: str
     tests: list[TestRow] = field(default_factory=list)
     boundary: str = ""  # the sandbox level and what its tests got (results.json's extra_data)
+    question_titles: dict[str, str] = field(default_factory=dict)  # by id, in the suite's order
+    hidden_points_not_run: float = 0.0  # hidden tests' points still to be graded (a --public run)
 
 
 def attempt_from_results(student: str, identity: dict[str, str], status: str,
@@ -111,7 +113,15 @@ def attempt_from_results(student: str, identity: dict[str, str], status: str,
     return Attempt(attempt=0, student=student, identity=identity, status=status,
                    score=float(data["score"]), max_score=float(data["extra_data"]["max_score"]),
                    notes=str(data.get("output", "")), graded_at=graded_at, tests=tests,
-                   boundary=_boundary_of(data))
+                   boundary=_boundary_of(data), question_titles=_question_titles(data),
+                   hidden_points_not_run=float(
+                       data["extra_data"].get("hidden_points_not_run", 0.0)))
+
+
+def _question_titles(data: dict[str, Any]) -> dict[str, str]:
+    questions = data.get("extra_data", {}).get("questions", [])
+    return {str(question["id"]): str(question.get("title") or question["id"])
+            for question in questions}
 
 
 def _boundary_of(data: dict[str, Any]) -> str:

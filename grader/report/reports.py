@@ -16,6 +16,14 @@ from grader.atomic import write_atomically as write_atomically  # re-exported fo
 from grader.inert import inert_text, xml_safe
 from grader.judge.grade import GradeReport
 from grader.judge.verdicts import TestResult, Verdict
+from grader.report.headline import (
+    SEE_ABOVE,
+    failed_tests,
+    import_failure_text,
+    notes_beside,
+    points_split,
+    verdicts_of,
+)
 
 VERDICT_STYLES = {Verdict.AC: "green", Verdict.WA: "red", Verdict.TLE: "yellow",
                   Verdict.MLE: "yellow", Verdict.RTE: "red", Verdict.OLE: "yellow",
@@ -37,33 +45,42 @@ def failure_text(result: TestResult) -> str:
 
 
 def print_report(report: GradeReport, console: Console | None = None) -> None:
+    """Points per question first, then every test, then what went wrong in each."""
     console = console or Console()
+    failure = report.import_failure
     # Text objects throughout: a submission's name or output is never read as rich markup.
-    title = Text(inert_text(f"{report.exercise}: {report.submission}"))
-    table = Table(title=title, title_justify="left")
+    console.print(Text(inert_text(f"{report.exercise}: {report.submission}"), style="bold"))
+    if failure is not None:
+        console.rule(Text("CE: does not import", style=VERDICT_STYLES[Verdict.CE]), align="left")
+        console.print(Text(import_failure_text(failure)))
+        console.rule()
+    print_questions(report, console)
+    console.print(Text(f"Points: {points_split(report).statement()}"))
+    table = Table(title="Tests", title_justify="left")
     for column, justify in (("test", "left"), ("verdict", "left"), ("points", "right"),
                             ("cpu s", "right"), ("wall s", "right"), ("peak MB", "right")):
         # A name is folded onto more lines when the terminal (or a pipe's 80 columns) is too
         # narrow, never cut: it is what the student searches for in the suite.
         table.add_column(column, justify=justify,  # type: ignore[arg-type]
                          overflow="fold" if column == "test" else "ellipsis",
-                         no_wrap=column != "test")
+                         no_wrap=column not in ("test", "verdict"))
     for result in report.results:
         name = result.name
         if result.visibility != "visible":
             name += f" ({result.visibility})"
-        verdict = Text(result.verdict.value, style=VERDICT_STYLES[result.verdict])
+        verdict = Text(result.verdict.value if failure is None else SEE_ABOVE,
+                       style=VERDICT_STYLES[result.verdict])
         table.add_row(Text(inert_text(name)), verdict, f"{result.points:g}/{result.max_points:g}",
                       f"{result.usage.cpu_s:.3f}", f"{result.usage.wall_s:.3f}",
                       f"{result.usage.peak_mb:.1f}")
     console.print(table)
-    print_questions(report, console)
-    for note in report.notes:
+    for note in notes_beside(report):
         console.print(Text.assemble(("note:", "yellow"), " ", inert_text(note)))
-    said = [r for r in report.results if not r.passed or r.message]  # a pass may carry advice
-    for result in said:
-        console.rule(Text(inert_text(f"{result.name}: {result.verdict.value}")), align="left")
-        console.print(Text(failure_text(result)))
+    if failure is None:
+        said = [r for r in report.results if not r.passed or r.message]  # a pass may carry advice
+        for result in said:
+            console.rule(Text(inert_text(f"{result.name}: {result.verdict.value}")), align="left")
+            console.print(Text(failure_text(result)))
     console.print(f"[bold]Score: {report.score:g} / {report.max_score:g}[/]"
                   f"  (sandbox: {escape(inert_text(report.sandbox or 'none'))})")
     if report.boundary:
@@ -75,13 +92,14 @@ def print_questions(report: GradeReport, console: Console) -> None:
     scores = report.questions
     if not scores:
         return
+    verdicts = verdicts_of(report)
     table = Table(title="Points per question", title_justify="left")
-    for column, justify in (("question", "left"), ("points", "right"), ("lost", "left")):
+    for column, justify in (("question", "left"), ("points", "right"), ("failed tests", "left")):
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for score in scores:
         name = score.id if score.title == score.id else f"{score.id}: {score.title}"
         table.add_row(Text(inert_text(name)), f"{score.points:g}/{score.max_points:g}",
-                      Text(inert_text(", ".join(score.lost))))
+                      Text(inert_text(failed_tests(list(score.lost), verdicts))))
     console.print(table)
 
 
@@ -99,8 +117,18 @@ def cost_json(report: GradeReport) -> dict[str, float]:
             "grading_cpu_s": report.cost.grading_cpu_s}
 
 
+def test_output(result: TestResult, import_failure: TestResult | None) -> str:
+    """A test's text in results.json: what went wrong (or the advice of a pass); a test stopped
+    by the import failure stated at the top says only that."""
+    if import_failure is not None:
+        return SEE_ABOVE
+    return failure_text(result) if not result.passed or result.message else ""
+
+
 def results_json(report: GradeReport) -> dict[str, Any]:
-    """Gradescope's results.json."""
+    """Gradescope's results.json; its top-level `output` states, once, why a submission that does
+    not import could run no test, then the grading's notes."""
+    import_failure = report.import_failure
     tests = []
     for result in report.results:
         extra: dict[str, Any] = {"question": result.question} if result.question else {}
@@ -109,7 +137,7 @@ def results_json(report: GradeReport) -> dict[str, Any]:
             "score": result.points,
             "max_score": result.max_points,
             "status": "passed" if result.passed else "failed",
-            "output": failure_text(result) if not result.passed or result.message else "",
+            "output": test_output(result, import_failure),
             "visibility": result.visibility,
             "extra_data": {**extra, "verdict": result.verdict.value, "kind": result.kind,
                            "limits": result.limits, "calibration": result.limits_note or None,
@@ -125,8 +153,13 @@ def results_json(report: GradeReport) -> dict[str, Any]:
                                            "cost": cost_json(report)}}
     if report.questions:
         data["extra_data"]["questions"] = questions_json(report)
-    if report.notes:
-        data["output"] = inert_text("\n".join(report.notes))
+    if report.hidden_points_not_run:
+        data["extra_data"]["hidden_points_not_run"] = report.hidden_points_not_run
+    # No points here: the service shows this text to students whose hidden results it withholds.
+    top = [import_failure_text(import_failure)] if import_failure is not None else []
+    top += notes_beside(report)
+    if top:
+        data["output"] = inert_text("\n".join(top))
     return data
 
 
@@ -139,7 +172,8 @@ def junit_xml(report: GradeReport) -> str:
 
     RTE, CE and JE are <error>s, every other verdict but AC a <failure>; the points, which a
     <testcase> cannot hold, are properties of the <testsuite> (`points:NAME` = "got/max", and
-    per question `question:ID` = "got/max") and the first line of each test's <system-out>.
+    per question `question:ID` = "got/max"; `does_not_import` = why no test could run, when
+    that is so) and the first line of each test's <system-out>. Each test keeps its own text.
     Every text passes xml_safe, so the file always parses.
     """
     errors = sum(1 for r in report.results if r.verdict in ERROR_VERDICTS)
@@ -156,6 +190,8 @@ def junit_xml(report: GradeReport) -> str:
              ("sandbox", report.sandbox or "none"), ("boundary", report.boundary or "none")]
     facts += [(f"points:{r.name}", f"{r.points:g}/{r.max_points:g}") for r in report.results]
     facts += [(f"question:{q.id}", f"{q.points:g}/{q.max_points:g}") for q in report.questions]
+    if report.import_failure is not None:
+        facts.append(("does_not_import", report.import_failure.cause))
     for key, value in facts:
         ET.SubElement(properties, "property", name=xml_safe(key), value=xml_safe(value))
     for result in report.results:

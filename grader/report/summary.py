@@ -16,6 +16,7 @@ from rich.text import Text
 
 from grader.inert import html_text, inert_text
 from grader.report.gradebook import Attempt
+from grader.report.headline import SEE_ABOVE, PointsSplit
 
 MAX_BINS = 20
 FEEDBACK_NAME = "feedback.html"  # the student's page (hidden tests: verdict and points only)
@@ -191,43 +192,60 @@ instructor's page; the student's own, with hidden tests' texts withheld, is feed
 
 
 def question_points(attempt: Attempt) -> list[tuple[str, float, float, list[str]]]:
-    """Each question's points, most and lost tests, in the order the tests name them.
+    """Each question's points, most and failed tests (with their verdicts), in the order the
+    tests name them.
 
     >>> from grader.report.gradebook import TestRow
     >>> rows = [TestRow("a", "call", "AC", 2, 2, 0, 0, 0, 0, "", "board"),
     ...         TestRow("b", "call", "WA", 0, 1, 0, 0, 0, 0, "", "board")]
     >>> question_points(Attempt(1, "s", {}, "graded", 2, 3, "", "", rows))
-    [('board', 2.0, 3.0, ['b'])]
+    [('board', 2.0, 3.0, ['b (WA)'])]
     """
     found: dict[str, tuple[float, float, list[str]]] = {}
     for row in attempt.tests:
         if not row.question:
             continue
         points, most, lost = found.get(row.question, (0.0, 0.0, []))
-        found[row.question] = (points + row.points, most + row.max_points,
-                               lost + ([row.test] if row.verdict != "AC" else []))
+        failed = [f"{row.test} ({row.verdict})"] if row.verdict != "AC" else []
+        found[row.question] = (points + row.points, most + row.max_points, lost + failed)
     return [(question, *values) for question, values in found.items()]
 
 
 def questions_html(attempt: Attempt) -> str:
     """The per-question table of a feedback page (empty when the suite declares no questions)."""
-    rows = "".join(f"<tr><td>{html_text(question)}</td><td>{points:g}/{most:g}</td>"
+    def named(question: str) -> str:
+        title = attempt.question_titles.get(question, question)
+        return question if title == question else f"{question}: {title}"
+
+    rows = "".join(f"<tr><td>{html_text(named(question))}</td><td>{points:g}/{most:g}</td>"
                    f"<td>{html_text(', '.join(lost))}</td></tr>"
                    for question, points, most, lost in question_points(attempt))
     if not rows:
         return ""
     return ("\n<h2>Points per question</h2>\n<table><tr><th>question</th><th>points</th>"
-            f"<th>tests lost</th></tr>{rows}</table>")
+            f"<th>failed tests</th></tr>{rows}</table>")
+
+
+def attempt_points(attempt: Attempt, hidden: frozenset[str]) -> PointsSplit:
+    visible = [row for row in attempt.tests if row.test not in hidden]
+    secret = [row for row in attempt.tests if row.test in hidden]
+    return PointsSplit(visible=sum(row.points for row in visible),
+                       visible_max=sum(row.max_points for row in visible),
+                       hidden=sum(row.points for row in secret),
+                       hidden_max=sum(row.max_points for row in secret),
+                       hidden_not_run=attempt.hidden_points_not_run)
 
 
 def feedback_html(exercise: str, attempt: Attempt, hidden: frozenset[str] = frozenset(),
                   instructor: bool = False) -> str:
-    """One student's feedback page: status, score, and every test's verdict and failure text.
+    """One student's feedback page: status, points per question first, then every test's
+    verdict and failure text.
 
     The student's page (the default) shows the tests named in `hidden` by name, verdict and
     points only: never their output, which can hold their cases and expected values. The
     instructor's page (`instructor`, written beside it as FEEDBACK_INSTRUCTOR_NAME) shows every
-    test in full and links back to the summary.
+    test in full and links back to the summary. A submission that does not import says why once,
+    in the notes at the top; its tests' texts only point there.
     """
     def secret(test: str) -> bool:
         return test in hidden and not instructor
@@ -236,20 +254,25 @@ def feedback_html(exercise: str, attempt: Attempt, hidden: frozenset[str] = froz
     rows = "".join(
         f"<tr><td>{html_text(row.test)}{' (hidden)' if row.test in hidden else ''}</td>"
         f"<td class=\"v-{html_text(row.verdict)}\">"
-        f"{html_text(row.verdict)}</td><td>{row.points:g}/{row.max_points:g}</td>"
+        f"{html_text(SEE_ABOVE if row.output == SEE_ABOVE else row.verdict)}</td>"
+        f"<td>{row.points:g}/{row.max_points:g}</td>"
         f"<td>{row.cpu_s:.3f}</td><td>{row.resident_mb:.1f}</td></tr>" for row in attempt.tests)
     failures = "".join(f"<h3>{html_text(row.test)}: {html_text(row.verdict)}</h3>"
                        f"<pre>{html_text(row.output)}</pre>"
-                       for row in attempt.tests if row.output and not secret(row.test))
+                       for row in attempt.tests
+                       if row.output and row.output != SEE_ABOVE and not secret(row.test))
     notes = f"<pre>{html_text(attempt.notes)}</pre>" if attempt.notes else ""
+    withheld = bool(hidden) and not instructor
+    points = html_text(attempt_points(attempt, hidden).statement(hidden_texts_withheld=withheld))
     questions = questions_html(attempt)
     if instructor:
         top = ('<p><a href="../summary.html">back to the summary</a> · the instructor\'s page: '
                f'every test in full (the student\'s page is <a href="{FEEDBACK_NAME}">'
                f'{FEEDBACK_NAME}</a>)</p>')
     else:
-        withheld = sum(1 for row in attempt.tests if secret(row.test) and row.output)
-        top = (f"<p>Hidden tests show their verdict and points only ({withheld} failure "
+        withheld_texts = sum(1 for row in attempt.tests
+                             if secret(row.test) and row.output and row.output != SEE_ABOVE)
+        top = (f"<p>Hidden tests show their verdict and points only ({withheld_texts} failure "
                f"text(s) withheld).</p>" if hidden else "")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -258,10 +281,12 @@ padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}</style></h
 {top}
 <h1>{title}</h1>
 <p>Status {html_text(attempt.status)}; score {attempt.score:g} of {attempt.max_score:g};
-graded {html_text(attempt.graded_at)}.</p>
-<p>Sandbox: {html_text(attempt.boundary or "not recorded")}.</p>{notes}{questions}
+graded {html_text(attempt.graded_at)}.</p>{notes}
+<p>Points: {points}.</p>{questions}
+<h2>Tests</h2>
 <table><tr><th>test</th><th>verdict</th><th>points</th><th>cpu s</th><th>peak resident MB</th></tr>
 {rows}</table>
 {failures}
+<p>Sandbox: {html_text(attempt.boundary or "not recorded")}.</p>
 </body></html>
 """

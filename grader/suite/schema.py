@@ -319,6 +319,9 @@ class Suite(Strict):
     questions: list[Question] = Field(
         default_factory=list, description="the assignment's questions, in order; once declared, "
         "every test names its own with `question:`")
+    withheld_points: float = Field(
+        0.0, ge=0, description="the points of hidden tests this suite leaves out (a handout's "
+        "suite states them; the final grading runs those tests)")
     tests: list[TestSpec] = Field(min_length=1)
 
     @field_validator("env")

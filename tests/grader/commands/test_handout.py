@@ -70,6 +70,7 @@ def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:
                            text=True, timeout=300)
     assert stubs.returncode == 0, stubs.stderr
     assert "Score: 0 / 17" in stubs.stdout
+    assert "0 of the 17 visible points; 2 points in hidden tests, graded later" in stubs.stdout
     shutil.copyfile(project_root() / "reference" / "bitgrid" / "grid.py",
                     handout / "exercises" / "bitgrid" / "grid.py")
     solved = subprocess.run(check, cwd=handout, env=_env_without_root(), capture_output=True,

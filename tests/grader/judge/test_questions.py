@@ -127,9 +127,14 @@ def test_points_per_question_in_every_report_format(grade_toy: Build) -> None:
     terminal = out.getvalue()
     assert "Points per question" in terminal
     assert "counter: Question 1: the counter" in terminal and "0/2" in terminal
+    assert "counts (WA)" in terminal  # the failed test, with its verdict
+    assert terminal.index("Points per question") < terminal.index("Tests") \
+        < terminal.index("counts: WA")
 
     attempt = attempt_from_results("ann", {}, "graded", json.loads(json.dumps(data)), "now")
     page = feedback_html("toy", attempt)
-    assert "Points per question" in page
-    assert "<tr><td>counter</td><td>0/2</td><td>counts</td></tr>" in page
-    assert "<tr><td>game</td><td>3/3</td><td></td></tr>" in page
+    assert "<tr><td>counter: Question 1: the counter</td><td>0/2</td><td>counts (WA)</td></tr>" \
+        in page
+    assert "<tr><td>game: Question 2: the game</td><td>3/3</td><td></td></tr>" in page
+    assert page.index("Points per question") < page.index("<h2>Tests</h2>") \
+        < page.index("<h3>counts: WA</h3>")

@@ -13,6 +13,7 @@ TESTS = [("position", 1.0, "call"), ("a-test-name-long-enough-to-be-cut-at-eight
 IDENTITY = {"exercise": "toy", "suite_fingerprint": "s" * 16, "expectations_fingerprint": "e" * 16,
             "submission_hash": "h" * 16, "grader_version": "0.1.0+0000000000"}
 HOSTILE_OUTPUT = "grid = 5\x1b[2J</pre><script>alert(1)</script>\u202e\r=1+1"
+MISSING = "missing file(s): toy.py"
 VERDICTS = {
     "ada": (Verdict.AC, Verdict.AC, Verdict.AC),
     "bo<b>\x1b[31m": (Verdict.WA, Verdict.RTE, Verdict.WA),
@@ -27,14 +28,17 @@ def report_of(student: str) -> GradeReport:
         passed = verdict is Verdict.AC
         message = "" if passed else (
             "the output differs" if kind == "transcript" else f"{name}(1) {HOSTILE_OUTPUT}")
+        cause = MISSING if verdict is Verdict.CE else ""
+        message = cause or message
         report.results.append(TestResult(
             name=name, verdict=verdict, points=points if passed else 0.0, max_points=points,
             visibility="visible", kind=kind, usage=Usage(cpu_s=0.25, wall_s=0.5, peak_mb=2.0,
                                                          resident_mb=12.5),
             message=message, details=HOSTILE_OUTPUT if kind == "transcript" and not passed
-            else "", description="the <b>position</b> of a field" if name == "position" else ""))
+            else "", description="the <b>position</b> of a field" if name == "position" else "",
+            cause=cause))
     if VERDICTS[student][0] is Verdict.CE:
-        report.notes.append("missing file(s): toy.py")
+        report.notes.append(MISSING)
     return report
 
 

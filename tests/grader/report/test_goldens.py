@@ -36,6 +36,11 @@ def written() -> dict[str, str]:
                                                   instructor=True),
         "junit.xml": junit_xml(data.report_of(hostile)),
         "results.json": json.dumps(results_json(data.report_of(hostile)), indent=1) + "\n",
+        # A submission that does not import: why, once at the top; its tests point there.
+        "feedback-does-not-import.html": feedback_html("toy", attempts["dee"], HIDDEN),
+        "results-does-not-import.json": json.dumps(results_json(data.report_of("dee")),
+                                                   indent=1) + "\n",
+        "junit-does-not-import.xml": junit_xml(data.report_of("dee")),
     }
 
 
