@@ -88,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
                               "environment, outside the sandbox (only code you trust)")
     run_cmd.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the driver")
 
+    statement_cmd = commands.add_parser("statement", help="the exercise's statement: its task, "
+                                        "question by question")
+    statement_cmd.add_argument("exercise")
+    statement_cmd.add_argument("--html", action="store_true",
+                               help="print it as a sanitised HTML page instead")
+
     commands.add_parser("list", help="the exercises, their drivers and points")
     commands.add_parser("doctor", help="what this host supports for the sandbox, level by level")
 
@@ -138,8 +144,8 @@ def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
                         "(--token) is visible to other users of the machine (ps)")
 
 
-COMMANDS = ("grade", "batch", "check", "run", "list", "doctor", "record", "verify", "gradebook",
-            "handout", "gradescope", "serve", "tokens", "submit")
+COMMANDS = ("grade", "batch", "check", "statement", "run", "list", "doctor", "record", "verify",
+            "gradebook", "handout", "gradescope", "serve", "tokens", "submit")
 SINGLE_ONLY = {"results": "--results", "junit": "--junit", "tests": "--test"}
 BATCH_ONLY = {"jobs": "--jobs", "out": "--out", "roster": "--roster", "executor": "--executor",
               "scheduler": "--scheduler", "resume": "--resume"}

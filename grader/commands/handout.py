@@ -16,6 +16,7 @@ from grader.errors import UserError
 from grader.exercise import Exercise, project_root
 from grader.judge import calibration
 from grader.judge.preflight import preflight
+from grader.report.statement import read_statement, statement_file, statement_page
 from grader.run.sandbox import for_reference
 from grader.suite import expectations
 from grader.suite.cases import visible_cases
@@ -25,7 +26,7 @@ from grader.suite.schema import LimitSpec, TestSpec
 STUDENT_README = """\
 # {title}
 
-Your files: {submit} in `exercises/{name}/`. Replace every `raise NotImplementedError` with your
+{statement}Your files: {submit} in `exercises/{name}/`. Replace every `raise NotImplementedError` with your
 solution; the docstrings say what each function must do. Do not edit the given files ({given}):
 the grader uses its own copies of them.
 
@@ -35,15 +36,20 @@ Set up once (Python 3.11 or newer):
 
 Then, from this folder:
 
+- `.venv/bin/python -m grader statement {name}`: the statement on your terminal;
 - `.venv/bin/python -m grader check {name}`: grade your working copy with the visible tests
-  (verdicts: AC accepted, WA wrong answer, TLE/MLE/OLE time/memory/output limit, RTE run-time
-  error, NI not implemented yet, CE does not import);
+  (points per question first; verdicts: AC accepted, WA wrong answer, TLE/MLE/OLE
+  time/memory/output limit, RTE run-time error, NI not implemented yet, CE does not import);
 - `.venv/bin/python -m pytest exercises/{name}`: the same tests as pytest items;
 {drivers}
 The final grading also runs hidden tests, under the same limits.
 """
 
-REQUIREMENTS = "psutil>=5.9\npyseccomp>=0.1.2\npyyaml>=6.0\npydantic>=2.5\nrich>=13.0\npytest>=8.0\n"
+REQUIREMENTS = ("psutil>=5.9\npyseccomp>=0.1.2\npyyaml>=6.0\npydantic>=2.5\nrich>=13.0\n"
+                "markdown-it-py>=3.0\nnh3>=0.2.14\npytest>=8.0\n")
+STATEMENT_PAGE = "statement.html"
+STATEMENT_NOTE = ("The task, question by question: `exercises/{name}/README.md`, also as the page "
+                  f"`{STATEMENT_PAGE}`.\n\n")
 
 
 CASES_FILE = "visible_cases.json"
@@ -134,9 +140,14 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
     drivers = "".join(f"- `.venv/bin/python -m grader run {name} {driver}`: "
                       f"run the given program `{driver}.py` with your code;\n"
                       for driver in loaded.runnable_drivers)
+    statement = ""
+    if statement_file(loaded.exercise).is_file():
+        (destination / STATEMENT_PAGE).write_text(statement_page(
+            suite.title or name, read_statement(loaded.exercise)), encoding="utf-8")
+        statement = STATEMENT_NOTE.format(name=name)
     (destination / "README.md").write_text(STUDENT_README.format(
         title=suite.title or name, name=name, submit=", ".join(suite.submit),
-        given=", ".join(suite.given) or "none", drivers=drivers))
+        given=", ".join(suite.given) or "none", drivers=drivers, statement=statement))
     (destination / "requirements.txt").write_text(REQUIREMENTS)
     (destination / "conftest.py").write_text(
         '"""Lets `pytest exercises/NAME` run the visible tests of the suite."""\n\n'
@@ -150,7 +161,8 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
 
 def main(*, exercise: str, directory: Path, console: Console | None = None) -> int:
     """Write what students receive into `directory` (absent or empty): stubs, given files, the
-    visible tests and their expectations, the grader, a README; nothing hidden. The suite must
+    statement (exercises/NAME/README.md, and as statement.html), the visible tests and their
+    expectations, the grader, a README; nothing hidden. The suite must
     first pass the checks every grading makes (else exit 3, nothing written)."""
     loaded = load_suite(exercise)
     preflight(loaded, loaded.suite.tests).stop_on_errors("nothing written")
