@@ -131,6 +131,8 @@ def checked_statement(name: str, folder: Path) -> tuple[str, str]:
 @pytest.mark.parametrize("name", SUITE_NAMES)
 def test_the_statement_shows_what_the_reference_does(name: str, tmp_path: Path) -> None:
     written, made = checked_statement(name, reference_folder(name, tmp_path))
+    for mistake in ("NameError", "ImportError", "ModuleNotFoundError"):
+        assert mistake not in made, f"{name}: an example of the statement cannot run"
     if UPDATE and written != made:
         (Exercise.named(name).stubs / "README.md").write_text(made, encoding="utf-8")
         written = made
