@@ -100,7 +100,21 @@ def run_command(name: str, command: str, folder: Path) -> str:
         words = words[:words.index("<")]
     run = subprocess.run([sys.executable, *words[1:]], cwd=folder, input=stdin,
                          capture_output=True, text=True, timeout=120)
-    return run.stdout
+    return as_compared(name, run.stdout)
+
+
+def as_compared(name: str, output: str) -> str:
+    """The output as the suite compares transcripts: its substitutions made, and the numbers of a
+    masked line (a time, say) written N, so that a statement does not change from run to run."""
+    normalize = load_suite(name).suite.normalize
+    lines = []
+    for line in output.splitlines():
+        for pattern, replacement in normalize.substitute:
+            line = re.sub(pattern, replacement, line)
+        if any(re.search(pattern, line) for pattern in normalize.mask):
+            line = re.sub(r"\d+", "N", line)
+        lines.append(line.rstrip() if normalize.trailing_whitespace == "strip" else line)
+    return "".join(line + "\n" for line in lines)
 
 
 def checked_statement(name: str, folder: Path) -> tuple[str, str]:
