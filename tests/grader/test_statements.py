@@ -98,6 +98,9 @@ def run_command(name: str, command: str, folder: Path) -> str:
     if "<" in words:
         stdin = (fixtures / words[words.index("<") + 1]).read_text()
         words = words[:words.index("<")]
+    for word in words[2:]:  # an input file the program reads, such as a board
+        if (fixtures / word).is_file():
+            shutil.copyfile(fixtures / word, folder / word)
     run = subprocess.run([sys.executable, *words[1:]], cwd=folder, input=stdin,
                          capture_output=True, text=True, timeout=120)
     return as_compared(name, run.stdout)
