@@ -88,13 +88,18 @@ def pycon_text(statements: list[tuple[str, str]]) -> str:
 
 def run_command(name: str, command: str, folder: Path) -> str:
     """What `$ COMMAND` prints: `cat FILE` shows a fixture; `python DRIVER.py ARGS [< FILE]` runs
-    a given program on the reference with a fixture as its input."""
+    a given program on the reference with a fixture as its input, and
+    `printf 'LINES' | python DRIVER.py ARGS` with those lines."""
     fixtures = Exercise.named(name).fixtures
     words = shlex.split(command)
     if words[0] == "cat":
-        return (fixtures / words[1]).read_text()
-    assert words[0] == "python", f"{name}: a console block runs `python DRIVER.py` or `cat FILE`"
+        text = (fixtures / words[1]).read_text()
+        return text if text.endswith("\n") else text + "\n"  # the block's fence on a line of its own
     stdin = None
+    if words[0] == "printf" and words[2] == "|":
+        stdin = words[1].encode().decode("unicode_escape")
+        words = words[3:]
+    assert words[0] == "python", f"{name}: a console block runs `python DRIVER.py` or `cat FILE`"
     if "<" in words:
         stdin = (fixtures / words[words.index("<") + 1]).read_text()
         words = words[:words.index("<")]
@@ -123,6 +128,7 @@ def as_compared(name: str, output: str) -> str:
 def checked_statement(name: str, folder: Path) -> tuple[str, str]:
     """The statement as written, and as the reference makes it."""
     text = read_statement(Exercise.named(name))
+    assert not re.search(r"[^\n]```", text), f"{name}: a code fence must start its own line"
     blocks = list(BLOCK.finditer(text))
     prompts = [statements_of(block.group(2)) for block in blocks if block.group(1) == "pycon"]
     runner = subprocess.run([sys.executable, "-c", PROMPT_RUNNER], cwd=folder, text=True,
