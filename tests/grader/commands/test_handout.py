@@ -57,6 +57,10 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
     assert sorted(p.name for p in (handout / "exercises" / exercise).glob("*.py")) == stubs
     linked = [p for p in handout.rglob("*") if p.is_symlink()]
     assert not linked, f"links in a handout point outside it: {linked}"
+    assert f"exercises/{exercise}/README.md" in files and "statement.html" in files
+    page = (handout / "statement.html").read_text()
+    assert page.startswith("<!doctype html>") and "<h2>" in page and "<script" not in page
+    assert f"exercises/{exercise}/README.md" in (handout / "README.md").read_text()
 
 
 @pytest.mark.slow
