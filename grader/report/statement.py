@@ -88,6 +88,15 @@ def statement_file(exercise: Exercise) -> Path:
     return exercise.stubs / STATEMENT_NAME
 
 
+def exercise_statement_html(exercise: Exercise) -> str | None:
+    """The exercise's statement as a sanitised HTML fragment, None when it has none (for a page
+    that embeds it, such as the service's assignment page)."""
+    try:
+        return statement_html(read_statement(exercise))
+    except StatementMissing:
+        return None
+
+
 def read_statement(exercise: Exercise) -> str:
     """The exercise's statement (Markdown); StatementMissing when it has none."""
     path = statement_file(exercise)

@@ -316,12 +316,9 @@ class Suite(Strict):
     env: dict[str, str] = Field(
         default_factory=dict, description="environment variables the test processes get on top of "
         "a fixed minimal set (names: letters, digits and _, not starting with a digit)")
-    questions: list[Question] = Field(
-        default_factory=list, description="the assignment's questions, in order; once declared, "
-        "every test names its own with `question:`")
-    withheld_points: float = Field(
-        0.0, ge=0, description="the points of hidden tests this suite leaves out (a handout's "
-        "suite states them; the final grading runs those tests)")
+    questions: list[Question] = Field(default_factory=list, description="the assignment's "
+                                      "questions, in order; each test names its `question:`")
+    withheld_points: float = Field(0.0, ge=0, description="hidden tests' points left out (a handout's)")
     tests: list[TestSpec] = Field(min_length=1)
 
     @field_validator("env")

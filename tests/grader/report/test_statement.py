@@ -10,7 +10,13 @@ from html.parser import HTMLParser
 import pytest
 from rich.console import Console
 
-from grader.report.statement import print_statement, statement_html, statement_page
+from grader.exercise import Exercise
+from grader.report.statement import (
+    exercise_statement_html,
+    print_statement,
+    statement_html,
+    statement_page,
+)
 
 HOSTILE_LINKS = [
     "[click](javascript:alert(1))",
@@ -105,3 +111,9 @@ def test_the_terminal_shows_the_markdown_without_escape_sequences() -> None:
                     Console(file=out, width=80))
     text = out.getvalue()
     assert "Grid" in text and "\x1b" not in text and "\\x1b[2J" in text and "1" in text
+
+
+def test_a_page_can_embed_an_exercises_statement_or_learn_it_has_none() -> None:
+    fragment = exercise_statement_html(Exercise.named("bitgrid"))
+    assert fragment is not None and "<h2>Question 1: position</h2>" in fragment
+    assert exercise_statement_html(Exercise.named("no-such-exercise")) is None
