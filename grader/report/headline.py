@@ -70,7 +70,7 @@ def points_split(report: GradeReport) -> PointsSplit:
 
 def import_failure_text(failure: TestResult) -> str:
     """The one reason no test could run, with the compiler's (or the import's) own message."""
-    text = f"Your submission does not import, so no test could run: {failure.cause}"
+    text = f"No test could run: {failure.cause}"
     if failure.details:
         text += "\n" + failure.details
     return inert_text(text)

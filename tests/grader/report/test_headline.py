@@ -53,7 +53,7 @@ def test_a_submission_that_does_not_import_says_why_once_at_the_top() -> None:
     assert text.count("CE (see above)") == 3
 
     data = json.loads(json.dumps(results_json(report)))
-    assert data["output"].startswith("Your submission does not import, so no test could run: "
+    assert data["output"].startswith("No test could run: "
                                      "grid.py does not compile\\x1b[2J\n")
     assert data["output"].count("does not compile") == 1
     assert [test["output"] for test in data["tests"]] == ["CE (see above)"] * 3
@@ -67,7 +67,7 @@ def test_a_submission_that_does_not_import_says_why_once_at_the_top() -> None:
     attempt = attempt_from_results("ann", {}, "CE", data, "now")
     page = feedback_html("toy", attempt, frozenset({"deep"}))
     assert page.count("SyntaxError: invalid syntax") == 1 and "<h3>" not in page
-    assert page.index("does not import") < page.index("Points per question")
+    assert page.index("No test could run") < page.index("Points per question")
     assert "(0 failure text(s) withheld)" in page
 
 
@@ -79,7 +79,7 @@ def test_different_import_failures_stay_with_their_tests() -> None:
                           Result("size", Verdict.AC, 1, 1, "visible", question="board")])
     assert report.import_failure is None
     text = terminal(report)
-    assert "CE (see above)" not in text and "does not import, so" not in text
+    assert "CE (see above)" not in text and "No test could run" not in text
     assert "read: CE" in text and "play: CE" in text and "cannot import name" in text
     data = results_json(report)
     assert "output" not in data and "cannot import name" in data["tests"][1]["output"]
