@@ -185,8 +185,8 @@ def class_members(path: Path, name: str) -> frozenset[str]:
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile("w", suffix=".py") as module:
-    ...     _ = module.write("class B:\n    SIZE = 3\n    def __init__(self):\n"
-    ...                      "        self.cells = []\n    def play(self): pass\n")
+    ...     _ = module.write("class B:\\n    SIZE = 3\\n    def __init__(self):\\n"
+    ...                      "        self.cells = []\\n    def play(self): pass\\n")
     ...     module.flush()
     ...     sorted(class_members(Path(module.name), "B"))
     ['SIZE', '__init__', 'cells', 'play']
