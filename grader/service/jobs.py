@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 
 from grader.errors import UserError
 from grader.service.course import Assignment, Course, late_minutes
@@ -70,10 +70,25 @@ def accept(course: Course, user: User, assignment: Assignment,
     raise Refused("too many submissions at once; try again", 503)
 
 
+FIRST_GRADING = 1  # a submission's generation before any regrade: a student is waiting for it
+
+
 def claim(worker: str) -> Submission | None:
-    """The next queued job, now running on `worker` (None when there is none): students take
-    turns, so one student's many submissions never hold up another's (`fair_order`)."""
-    waiting = list(Submission.objects.filter(status=QUEUED).order_by("submitted_at")
+    """The next queued job, now running on `worker` (None when there is none). Students'
+    uploads, graded for the first time, come before every regrade (an instructor's regrade of a
+    whole class must not keep a student waiting); within each, students take turns, so one
+    student's many submissions never hold up another's (`fair_order`)."""
+    queued = Submission.objects.filter(status=QUEUED)
+    for waiting_kind in (queued.filter(generation=FIRST_GRADING),
+                         queued.filter(generation__gt=FIRST_GRADING)):
+        claimed = _claim_fairly(worker, waiting_kind)
+        if claimed is not None:
+            return claimed
+    return None
+
+
+def _claim_fairly(worker: str, waiting_kind: QuerySet[Submission]) -> Submission | None:
+    waiting = list(waiting_kind.order_by("submitted_at")
                    .values_list("pk", "user_id", "submitted_at")[:FAIR_WINDOW])
     if not waiting:
         return None
