@@ -19,10 +19,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q, QuerySet
 
 from grader.errors import UserError
-from grader.service.course import Assignment, Course, late_minutes
+from grader.service.course import Assignment, Course, late_minutes, suite_of
 from grader.service.models import ERROR, GRADED, QUEUED, RUNNING, Submission
 from grader.service.policy import due_for, refusal
-from grader.service.storage import bundle, store_blob
+from grader.service.storage import UploadError, bundle, file_names_problem, store_blob
+from grader.suite.load import load_suite
 
 MAX_TRIES = 3  # a job whose worker died this many times is an error, not tried forever
 FAIR_WINDOW = 1000  # queued jobs looked at when choosing whose turn it is
@@ -53,6 +54,7 @@ def accept(course: Course, user: User, assignment: Assignment,
             user=user, assignment=assignment.name).count() >= assignment.attempts:
         raise Refused(f"no attempt left: {assignment.name} allows {assignment.attempts}", 429)
     data, names = bundle(files)
+    check_file_names(course, assignment, files, names)
     sha = store_blob(course.state, data)
     for _ in range(5):
         try:
@@ -71,6 +73,22 @@ def accept(course: Course, user: User, assignment: Assignment,
 
 
 FIRST_GRADING = 1  # a submission's generation before any regrade: a student is waiting for it
+
+
+def check_file_names(course: Course, assignment: Assignment, files: list[tuple[str, bytes]],
+                     names: list[str]) -> None:
+    """An UploadError (400, one line naming the expected files) when the upload lacks a file the
+    assignment's suite lists under `submit:`, or sends a plain file it does not take: refused
+    before it costs an attempt (`Grid.py` for `grid.py` once was graded 0)."""
+    try:
+        loaded = load_suite(suite_of(course, assignment)).suite
+    except UserError:
+        return  # a suite broken since the service started: the grading says so
+    archive = len(files) == 1 and files[0][0].lower().endswith(".zip")
+    problem = file_names_problem(assignment.name, list(loaded.submit), list(loaded.given),
+                                 names, archive)
+    if problem is not None:
+        raise UploadError(problem)
 
 
 def claim(worker: str) -> Submission | None:
