@@ -180,3 +180,34 @@ def test_a_student_signs_in_uploads_and_reads_feedback_through_the_tls_proxy(
     assert not logs, logs
     access = (Path(deployment.service.course).parent.parent / "nginx" / "access.log").read_text()
     assert '"POST / HTTP' in access and '"POST /assignments/open HTTP' in access, access
+
+
+def test_through_the_proxy_a_foreign_host_or_origin_is_refused(deployment: Deployment) -> None:
+    """The public URL is the one host name answered and the one origin trusted: a forged Host
+    (cache poisoning, links in mails) is a 400, a sign-in posted from another site a 403."""
+    import requests
+    import urllib3
+
+    urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # our own certificate
+    port = deployment.public_url.rsplit(":", 1)[1]
+    direct = f"https://127.0.0.1:{port}"
+    public_host = {"Host": f"{PUBLIC_HOST}:{port}"}
+    session = requests.Session()  # verify=False on each request ($REQUESTS_CA_BUNDLE wins over
+    # a session's)
+    page = session.get(f"{direct}/", headers=public_host, timeout=30, verify=False)
+    assert page.status_code == 200 and "secure" in page.headers["Set-Cookie"].lower()
+    forged = session.get(f"{direct}/", headers={"Host": "evil.example.com"}, timeout=30,
+                         verify=False)
+    assert forged.status_code == 400
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+    assert token is not None
+    cross_site = session.post(f"{direct}/", data={"token": deployment.keys["bob"],
+                                                  "csrfmiddlewaretoken": token.group(1)},
+                              headers={**public_host, "Origin": "https://evil.example.com",
+                                       "X-Forwarded-Proto": "https"}, timeout=30, verify=False)
+    assert cross_site.status_code == 403 and "Signed in as" not in cross_site.text
+    same_site = session.post(f"{direct}/", data={"token": deployment.keys["bob"],
+                                                 "csrfmiddlewaretoken": token.group(1)},
+                             headers={**public_host, "Origin": deployment.public_url},
+                             timeout=30, verify=False)
+    assert same_site.status_code == 200 and "Signed in as" in same_site.text
