@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader.run import policy, procfs, shared_folders
+from grader.run import policy, private, procfs, shared_folders
 from grader.run.boundary import Boundary, namespaces_of, test_uid
 from grader.run.cgroup import SlotGroups, TestCgroup
 from grader.run.channel import Channel, ServerFault, ServerStartError
@@ -74,8 +74,8 @@ class ForkServer:
 
     def start(self) -> None:
         shutil.rmtree(self.io_dir, ignore_errors=True)
-        self.io_dir.mkdir()
-        self.io_dir.chmod(0o711)  # a test without namespaces reaches its own folder, lists none
+        self.io_dir.mkdir(mode=0o700)
+        self.open_to_tests()
         if self.spare_cgroup is None:
             self.spare_cgroup = TestCgroup.create(self.slot)
         measured = self.spare_cgroup is not None and self.spare_cgroup.measures >= {"cpu", "memory"}
@@ -92,7 +92,7 @@ class ForkServer:
                                      *inputs])
         if self.sandbox == "bwrap":
             worker_dir = self.scratch / "worker"
-            worker_dir.mkdir(exist_ok=True)
+            worker_dir.mkdir(mode=0o700, exist_ok=True)
             for name in WORKER_FILES:
                 shutil.copyfile(Path(__file__).with_name(name), worker_dir / name)
             read_only = [self.code_dir, worker_dir, *([self.inputs] if self.inputs else [])]
@@ -122,6 +122,19 @@ class ForkServer:
             raise ServerStartError("the fork server could not be moved into its own cgroups")
         self.outside_namespaces = namespaces_of(self.server_pid)
         self.server_rss_kb = procfs.status_kb(self.server_pid, b"VmRSS:")  # tests share its pages
+
+    def open_to_tests(self) -> None:
+        """Let this server's tests (and nobody else: `private`) pass the scratch to their code,
+        their inputs and the I/O folder (a test without namespaces reaches its own folder there)."""
+        group = self.test_uid
+        private.share_tree(self.code_dir, group)
+        for folder in (self.io_dir, *([self.inputs] if self.inputs else [])):
+            private.share(folder, group, private.PASSABLE)
+        private.share(self.scratch, group, private.PASSABLE)
+
+    def share_inputs(self, path: Path) -> None:
+        """One test's input folder or file, readable by the tests and nobody else."""
+        private.share_tree(path, self.test_uid)
 
     def _find_server(self) -> int:
         """The fork server's pid here: under bubblewrap, below bwrap and its namespace's init."""
