@@ -175,6 +175,8 @@ class Grader:
         if self.prepared.syntax_errors:
             name, error = next(iter(self.prepared.syntax_errors.items()))
             return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error))
+        if (full := self.server.disk_problem(limits)) is not None:
+            return TestRun(None, stopped=Judgement(Verdict.JE, full))
         helpers = [] if own_helpers or not self.with_reference_helpers \
             else helper_code(self.loaded, test)
         # Each test reads its input fixtures from a folder of its own with an unguessable name,

@@ -241,7 +241,51 @@ class ForkServer:
         except (ServerFault, OSError) as error:
             outcome.worker_failure = f"the grader's fork server failed during this test ({error})"
             self.stop()
+        self._blame_the_disk(outcome, limits)
         return outcome
+
+    def disk_problem(self, limits: Limits) -> str | None:
+        """Why the grader's disk (its I/O folder's file system: the tests' stdout and stderr,
+        and without namespaces their working folders) cannot hold what a test may write."""
+        needed = 2 * int(limits.output_kb * 1024)
+        if not self.namespaces:
+            needed += int(limits.scratch_mb * 1024 * 1024)
+        try:
+            found = os.statvfs(self.io_dir)
+        except OSError as error:
+            return f"the grader's I/O folder cannot be read ({error.strerror})"
+        free = found.f_bavail * found.f_frsize  # what an unprivileged writer may still use
+        if free >= needed:
+            return None
+        return (f"the grader's disk {mount_point(self.io_dir)} is full: {free // 1024} kB free, "
+                f"a test may write {needed // 1024} kB (output and scratch); free space there and "
+                f"grade again")
+
+    def _blame_the_disk(self, outcome: RunOutcome, limits: Limits) -> None:
+        """A test that could not write its output for lack of space (it says so, or the disk is
+        full now and no limit of its own stopped it) is the grader's failure, not a WA."""
+        lost = outcome.result.pop("output_lost", None) if isinstance(outcome.result, dict) else None
+        if outcome.worker_failure is not None:
+            return
+        full = self.disk_problem(limits)
+        if lost is not None:
+            outcome.worker_failure = full or (f"the grader's disk {mount_point(self.io_dir)} "
+                                              f"refused the test's output ({lost})")
+        elif full is not None and outcome.killed_for is None:
+            outcome.worker_failure = full
+
+
+def mount_point(path: Path) -> Path:
+    """The folder `path`'s file system is mounted on (`path` itself if that cannot be told)."""
+    try:
+        device = path.stat().st_dev
+        for parent in path.parents:
+            if parent.stat().st_dev != device:
+                return path
+            path = parent
+    except OSError:
+        pass
+    return path
 
 
 def _wire(limits: Limits) -> RequestLimits:
