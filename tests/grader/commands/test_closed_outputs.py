@@ -141,3 +141,18 @@ def test_what_the_grader_writes_is_its_own(project: Path, tmp_path: Path) -> Non
     assert "gradebook.sqlite" in written and "aaa/feedback-instructor.html" in written
     for name, mode in written.items():
         assert mode & 0o077 == 0, f"{name} is open to others ({mode:o})"
+
+
+def test_a_dask_workers_copy_of_the_exercise_is_its_own(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unpacked bundle holds the reference and the hidden expectations."""
+    from grader.cluster.bundle import build_bundle, unpack
+    from grader.run.sandbox import enterable
+    from grader.suite.load import load_suite
+
+    make_toy(project)
+    monkeypatch.setenv("GRADER_CACHE", str(tmp_path / "cache"))
+    unpacked = unpack(build_bundle(load_suite("toy")))
+    assert stat.S_IMODE(unpacked.stat().st_mode) == 0o700
+    assert stat.S_IMODE(unpacked.parent.stat().st_mode) == 0o700
+    assert not enterable([unpacked])
