@@ -39,7 +39,7 @@ from grader.suite.schema import Limits
 
 # the fork server's code
 WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py", "counting.py",
-                "swap.py")
+                "swap.py", "streams.py")
 START_TIMEOUT_S = 30.0
 _slots = itertools.count()  # each fork server of this process gets its own tests' uid
 

@@ -9,10 +9,8 @@ of it again (`grader.run.received`).
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import importlib
-import io
 import json
 import os
 import resource
@@ -20,7 +18,7 @@ import runpy
 import signal
 import sys
 import traceback
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from grader.run import confine, counting
@@ -41,6 +39,7 @@ if TYPE_CHECKING:
         StepsResult,
         cut,
     )
+    from grader.run.streams import output_lost, standard_streams
     from grader.run.swap import install_helpers
 else:  # siblings: this runs in the fork server, a script (see worker.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
@@ -55,25 +54,10 @@ else:  # siblings: this runs in the fork server, a script (see worker.py)
         TRACEBACK_CAP,
         cut,
     )
+    from streams import output_lost, standard_streams
     from swap import install_helpers
 
 _encode_result = json.JSONEncoder().encode  # bound before any student code can patch json
-
-
-class GraderFile(io.FileIO):
-    """The test's stdout or stderr: a file of the grader's. A write its disk refused is kept in
-    `refused`, and the test's result says so (`output_lost`): the parent blames the disk (JE),
-    not the submission (a WA for a transcript cut short)."""
-
-    refused: ClassVar[list[str]] = []
-
-    def write(self, data: Any, /) -> int:
-        try:
-            return super().write(data)
-        except OSError as error:
-            if error.errno in (errno.ENOSPC, errno.EDQUOT):
-                GraderFile.refused.append(os.strerror(error.errno))
-            raise
 
 
 class StepFailed(Exception):
@@ -380,12 +364,7 @@ def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: 
     os.environ.clear()
     os.environ.update({**MINIMAL_ENV, "HOME": work_dir, "TMPDIR": work_dir, **request["env"]})
     code_dir = config["code_dir"]
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8",
-                                 errors="replace")
-    sys.stdout = io.TextIOWrapper(GraderFile(1, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=False)
-    sys.stderr = io.TextIOWrapper(GraderFile(2, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=True)
+    standard_streams()
     sys.path[0:0] = [code_dir]
     result: StepsResult | DriverResult
     if request["kind"] == "call":
@@ -394,8 +373,8 @@ def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: 
             sys.stdout.flush()
     else:
         result = run_driver(request, code_dir)
-    if GraderFile.refused:
-        result["output_lost"] = GraderFile.refused[0]
+    if (lost := output_lost()) is not None:
+        result["output_lost"] = lost
     payload = _encode_result(result).encode()
     view = memoryview(payload)
     while view:
