@@ -136,3 +136,93 @@ def test_a_scratch_is_closed_to_everyone_but_the_grader_and_its_own_tests(
             mode = stat.S_IMODE(path.lstat().st_mode)
             assert mode & 0o007 == 0, f"{path} is open to others ({mode:o})"
             assert mode & 0o020 == 0, f"{path} is writable by its group ({mode:o})"
+
+
+# A student of a batch graded beside another (-j 2): it waits for the other's scratch to appear
+# in the scratch root, then reads what it can of it and of every path the process list names.
+NEIGHBOUR_SNOOP = """
+import os, re, time
+MINE = os.path.dirname(os.path.abspath(__file__))
+ROOT = {root!r}
+
+def _snoop():
+    found = []
+    def look(path):
+        if path.startswith(os.path.dirname(MINE) + "/"):
+            return
+        try:
+            if os.path.isdir(path):
+                found.append(path + ": " + ",".join(os.listdir(path)))
+            else:
+                with open(path, "rb") as stolen:
+                    found.append(path + ": " + repr(stolen.read(40)))
+        except OSError:
+            pass
+    deadline = time.monotonic() + 3
+    others = []
+    while not others and time.monotonic() < deadline:
+        others = [n for n in os.listdir(ROOT) if n.startswith("grader-")
+                  and not MINE.startswith(os.path.join(ROOT, n) + "/")]
+        time.sleep(0.05)
+    if not others:
+        return ["no neighbour was graded meanwhile"]
+    for name in others:
+        for part in ("", "code", "code/toy.py", "io", "inputs"):
+            look(os.path.join(ROOT, name, part))
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{{pid}}/cmdline", "rb") as line:
+                    words = line.read().decode("utf-8", "replace")
+            except OSError:
+                continue
+            for path in re.findall(r'"(/[^"]+)"', words):
+                if path.startswith(ROOT + "/"):
+                    look(path)
+                    look(os.path.join(path, "toy.py"))
+    return found
+
+def double(n):
+    found = _snoop()
+    if found:
+        return found
+    if n < 0:
+        raise ValueError(f"no negative numbers, got {{n}}")
+    return 2 * n
+"""
+SLOW_SECRET = f"""
+# {SECRET}
+import time
+def double(n):
+    time.sleep(0.5)
+    if n < 0:
+        raise ValueError(f"no negative numbers, got {{n}}")
+    return 2 * n
+"""
+
+
+@root_only
+def test_in_a_container_batch_a_student_reads_nothing_of_the_one_graded_beside_it(
+        project: Path, scratch_root: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from tests.toy_class import add, make_toy
+
+    make_toy(project)
+    folder = project / "class"
+    add(folder, "aaa", NEIGHBOUR_SNOOP.format(root=str(scratch_root)))
+    add(folder, "bbb", SLOW_SECRET)
+    out = project / "out"
+    docker_like = Path(__file__).parents[1] / "commands" / "docker_like.py"
+    done = subprocess.run(
+        [sys.executable, str(docker_like), sys.executable, "-m", "grader", "batch", "toy",
+         str(folder), "-j", "2", "--out", str(out), "--sandbox", "container"],
+        capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "GRADER_ROOT": str(project), "GRADER_SCRATCH": str(scratch_root)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((out / "aaa" / "results.json").read_text())
+    assert results["extra_data"]["sandbox"] == "container"
+    failed = [t["output"] for t in results["tests"] if t["status"] != "passed"]
+    assert not failed, failed
