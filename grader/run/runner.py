@@ -75,7 +75,11 @@ class ForkServer:
     def start(self) -> None:
         shutil.rmtree(self.io_dir, ignore_errors=True)
         self.io_dir.mkdir(mode=0o700)
-        self.open_to_tests()
+        try:
+            self.open_to_tests()
+        except OSError as error:
+            raise ServerStartError(f"the scratch folder could not be opened to the tests' uid "
+                                   f"alone ({error.strerror or error})") from error
         if self.spare_cgroup is None:
             self.spare_cgroup = TestCgroup.create(self.slot)
         measured = self.spare_cgroup is not None and self.spare_cgroup.measures >= {"cpu", "memory"}

@@ -226,3 +226,23 @@ def test_in_a_container_batch_a_student_reads_nothing_of_the_one_graded_beside_i
     assert results["extra_data"]["sandbox"] == "container"
     failed = [t["output"] for t in results["tests"] if t["status"] != "passed"]
     assert not failed, failed
+
+
+def test_a_scratch_that_cannot_be_closed_to_others_runs_nothing(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail closed: where the grader cannot give the scratch to its tests' group alone (a host
+    that refuses the chown), every test is JE saying so, and the submission never ran."""
+    from grader.judge.grade import grade
+    from grader.run import private
+
+    marker = project / "ran"
+    submission = _toy(project, _answer(f"open({str(marker)!r}, 'w'); return 2 * n"))
+
+    def refused(path: Path, group: int | None, mode: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(private, "share", refused)
+    report = grade(load_suite("toy"), submission, sandbox="process")
+    assert [r.verdict.value for r in report.results] == ["JE", "JE"]
+    assert "could not be opened to the tests' uid alone" in report.results[0].message
+    assert not marker.exists()
