@@ -11,7 +11,7 @@ from grader.judge.compare import allowance, matches
 from grader.judge.transcripts import readable_diff, where
 from grader.judge.verdicts import Verdict
 from grader.run import received
-from grader.run.protocol import STEP_MARKER, Raised, StepOutcome, raised
+from grader.run.box.protocol import STEP_MARKER, Raised, StepOutcome, raised
 from grader.run.watchdog import RunOutcome
 from grader.suite.normalize import normalized_lines
 from grader.suite.schema import Limits, Normalize, Step

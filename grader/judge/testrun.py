@@ -33,8 +33,8 @@ from grader.judge.judgement import (
 )
 from grader.judge.verdicts import Verdict
 from grader.run import received
+from grader.run.box.protocol import HelperCode, StepOutcome
 from grader.run.compiling import COMPILE_MEMORY_FLOOR_MB, CompileLimits
-from grader.run.protocol import HelperCode, StepOutcome
 from grader.run.runner import ForkServer
 from grader.run.submission import Prepared, prepare
 from grader.run.watchdog import RunOutcome

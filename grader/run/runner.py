@@ -1,6 +1,6 @@
 """The parent side of a run: one fork server per submission, each test watched by `watchdog`.
 
-The parent is the trusted side. It starts the fork server (`worker.py`, inside bubblewrap or not),
+The parent is the trusted side. It starts the fork server (`box/worker.py`, inside bubblewrap or not),
 hands it one request per test and takes nothing it says unchecked (`channel`, `protocol`).
 """
 
@@ -21,9 +21,7 @@ from typing import Any
 
 from grader.run import policy, private, procfs, shared_folders
 from grader.run.boundary import Boundary, namespaces_of, test_uid
-from grader.run.cgroup import SlotGroups, TestCgroup
-from grader.run.channel import Channel, ServerFault, ServerStartError
-from grader.run.protocol import (
+from grader.run.box.protocol import (
     MINIMAL_ENV,
     CallRequest,
     DriverRequest,
@@ -32,14 +30,13 @@ from grader.run.protocol import (
     RequestLimits,
     ServerConfig,
 )
-from grader.run.sandbox import bwrap_prefix, interpreter, promise
+from grader.run.cgroup import SlotGroups, TestCgroup
+from grader.run.channel import Channel, ServerFault, ServerStartError
+from grader.run.sandbox import BOX, bwrap_prefix, copy_box, interpreter, promise
 from grader.run.watchdog import ANSWER_TIMEOUT_S, BoundaryShort, RunOutcome, Test
 from grader.sandboxes import Confinement
 from grader.suite.schema import Limits
 
-# the fork server's code
-WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py", "counting.py",
-                "swap.py", "streams.py")
 START_TIMEOUT_S = 30.0
 _slots = itertools.count()  # each fork server of this process gets its own tests' uid
 
@@ -98,14 +95,13 @@ class ForkServer:
         if self.sandbox == "bwrap":
             worker_dir = self.scratch / "worker"
             worker_dir.mkdir(mode=0o700, exist_ok=True)
-            for name in WORKER_FILES:
-                shutil.copyfile(Path(__file__).with_name(name), worker_dir / name)
+            copy_box(worker_dir)
             read_only = [self.code_dir, worker_dir, *([self.inputs] if self.inputs else [])]
             prefix = bwrap_prefix(read_only, [self.io_dir], self.env)
             command = [*prefix, interpreter(), "-I", "-S", str(worker_dir / "worker.py"),
                        json.dumps(config)]
         else:
-            command = [sys.executable, "-I", "-S", str(Path(__file__).with_name("worker.py")),
+            command = [sys.executable, "-I", "-S", str(BOX / "worker.py"),
                        json.dumps(config)]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, cwd=self.scratch,

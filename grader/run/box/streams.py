@@ -1,9 +1,9 @@
 """The test's standard streams: stdin its input, stdout and stderr files of the grader's.
 
-Standard library only, a sibling of the fork server's files (`worker.py`). A write to stdout or
-stderr that the disk refused for lack of space is noted (`GraderFile.refused`); the test's
-result then says so (`output_lost`) and the parent blames the grader's disk (JE), never the
-submission for a transcript the disk cut short.
+Standard library only, part of the box (`grader.run.box`): the test process imports it as a
+sibling. A write to stdout or stderr that the disk refused for lack of space is noted
+(`GraderFile.refused`); the test's result then says so (`output_lost`) and the parent blames
+the grader's disk (JE), never the submission for a transcript the disk cut short.
 """
 
 from __future__ import annotations
