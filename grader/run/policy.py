@@ -1,8 +1,8 @@
 """The system calls a test may not make, and the seccomp filter that refuses them.
 
 The parent builds the filter once with libseccomp (through pyseccomp) and hands the fork server
-the compiled program; each test installs it (`confine.install_seccomp`) before its request's code
-runs. The list follows Docker's default profile and nsjail's policies, narrowed to what a Python
+the compiled program; each test installs it (`box/confine.install_seccomp`) before its request's
+code runs. The list follows Docker's default profile and nsjail's policies, narrowed to what a Python
 exercise never needs; docs/isolation.md gives the same list. Refused calls fail with EPERM (clone3
 with ENOSYS, so that the C library falls back to clone, whose flags the filter can see); a call
 from another architecture's table (32-bit `int 0x80`) kills the test.
