@@ -360,8 +360,7 @@ class Suite(Strict):
                 raise LocatedError(("tests", index, "name"), f"two tests are named '{test.name}' "
                                    f"(the first is tests.{seen[test.name]})")
             seen[test.name] = index
-        overlap = set(self.submit) & set(self.given)
-        if overlap:
+        if overlap := set(self.submit) & set(self.given):
             raise LocatedError(("given",), f"files both submitted and given: {sorted(overlap)}")
         return self
 
