@@ -43,7 +43,7 @@ def record(loaded: LoadedSuite, names: list[str] | None = None,
         with Grader(loaded, prepared, scratch, uncalibrated(loaded, tests),
                     for_reference()) as grader:
             for test in tests:
-                run = grader.run_test(test, own_helpers=True)
+                run = grader.run_test(test)
                 problem = why_not_recordable(run)
                 if problem is not None:
                     recording.failures.append(f"{test.name}: the reference gets {problem}")

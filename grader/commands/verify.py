@@ -198,10 +198,11 @@ def _judge_mutant(loaded: LoadedSuite, outcome: Verification, mutant: Mutant,
         if mutant.failing_tests is not None:
             outcome.owned[mutant.name] = mutant.failing_tests
         if loaded.suite.questions:
-            loss = question_loss(mutant, report, loaded.suite)
+            loss = question_loss(mutant, report)
             outcome.losses.append(loss)
             problems += isolation_problems(loss)
-    say(f"mutant {mutant.name}: {'ok' if not problems else 'WRONG'} "
+    kind = f"solution {mutant.name.split('/', 1)[-1]}" if mutant.whole else f"mutant {mutant.name}"
+    say(f"{kind}: {'ok' if not problems else 'WRONG'} "
         f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
     for line in je_reasons(report, f"mutant {mutant.name}"):
         say(line)

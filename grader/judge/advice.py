@@ -1,9 +1,9 @@
-"""Which question to fix first, for a test that runs with reference helpers (`reference_helpers`).
+"""What a test's feedback says when its helpers' questions fail (`grader.judge.blame` decides).
 
-Graded, such a test scores with the reference's helpers; when it passes so but fails with the
-student's own helpers, its feedback says so and names the questions grading those helpers. In a
-handout (no reference) it runs with the student's own helpers, and a failure names the failing
-questions of those helpers as the ones to fix first.
+Graded, a test that fails with the student's own code and passes with the reference's versions of
+failing helpers keeps its points, and its feedback names the questions to fix first; one that fails
+both ways says so. In a handout (no reference) only the student's own code runs, and a failure names
+the failing questions of the test's helpers as the ones to fix first.
 """
 
 from __future__ import annotations
@@ -11,71 +11,80 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from grader.judge.judgement import Judgement
-from grader.judge.verdicts import Verdict
-from grader.suite.schema import TestSpec
 
-Verdicts = Mapping[str, Verdict]
+Helpers = Mapping[str, str]  # module.name -> the question (or test) grading it
 
 
-def helper_questions(test: TestSpec) -> list[str]:
-    """The tests grading the test's helpers, each once, in the suite's order of the helpers."""
-    return list(dict.fromkeys(test.reference_helpers.values()))
-
-
-def failing_questions(test: TestSpec, verdicts: Verdicts) -> list[str]:
-    """The helpers' questions already graded in this run and not passed."""
-    return [q for q in helper_questions(test) if q in verdicts and verdicts[q] is not Verdict.AC]
-
-
-def worth_checking_own(test: TestSpec, verdicts: Verdicts) -> bool:
-    """Whether to run the test again with the student's helpers: one of their questions failed or
-    was not graded in this run."""
-    return any(verdicts.get(q, Verdict.JE) is not Verdict.AC for q in helper_questions(test))
-
-
-def helpers_of(test: TestSpec, questions: list[str]) -> str:
+def helpers_of(helpers: Helpers, questions: list[str]) -> str:
     """The helpers graded by `questions`, for a message.
 
-    >>> test = TestSpec(name="read", call="m.read", cases=[[1]],
-    ...                 reference_helpers={"m.mask": "mask", "m.east": "directions"})
-    >>> helpers_of(test, ["mask"])
+    >>> helpers_of({"m.mask": "mask", "m.east": "directions"}, ["mask"])
     'm.mask'
     """
-    return ", ".join(h for h, q in test.reference_helpers.items() if q in questions)
+    return ", ".join(h for h, q in helpers.items() if q in questions)
 
 
-def graded_advice(test: TestSpec, own: Judgement, failing: list[str]) -> str:
-    """A pass with the reference's helpers that fails with the student's own.
+def _questions(questions: list[str]) -> str:
+    return " or ".join(f"'{q}'" for q in questions)
 
-    >>> test = TestSpec(name="read", call="m.read", cases=[[1]], reference_helpers={"m.mask": "mask"})
-    >>> text = graded_advice(test, Judgement(Verdict.WA, "m.read(1) returned 2"), ["mask"])
+
+def first_line(judgement: Judgement, width: int = 300) -> str:
+    """A judgement in one line: its verdict and the start of its message."""
+    text = judgement.message.strip().splitlines()[0] if judgement.message.strip() else ""
+    text = text if len(text) <= width else text[:width - 3] + "..."
+    return f"{judgement.verdict.value}: {text}".rstrip(": ")
+
+
+def forgiven(swapped: Helpers, own: Judgement, failing: list[str]) -> str:
+    """A test that fails with the student's own helpers and passes with the reference's.
+
+    >>> from grader.judge.verdicts import Verdict
+    >>> text = forgiven({"m.mask": "mask"}, Judgement(Verdict.WA, "m.read(1) returned 2"), ["mask"])
     >>> for sentence in text.split(". "):
     ...     print(sentence)
     Passed with the reference's m.mask; with your own it gets WA: m.read(1) returned 2
     Fix question 'mask' first: this test then passes with your code too.
     """
-    questions = failing or helper_questions(test)
-    which = " or ".join(f"'{q}'" for q in questions)
+    questions = failing or list(dict.fromkeys(swapped.values()))
     verb = "Fix question" if failing else "Check question"
     plural = "s" if len(questions) > 1 else ""
-    return (f"Passed with the reference's {helpers_of(test, helper_questions(test))}; with your "
-            f"own it gets {own.verdict.value}: {own.message.rstrip('.')}. {verb}{plural} {which} "
-            "first: this test then passes with your code too.")
+    return (f"Passed with the reference's {', '.join(swapped)}; with your own it gets "
+            f"{own.verdict.value}: {own.message.rstrip('.')}. {verb}{plural} "
+            f"{_questions(questions)} first: this test then passes with your code too.")
 
 
-def local_advice(test: TestSpec, failing: list[str]) -> str:
+def unforgiven(own: Judgement, swapped: Helpers, again: Judgement) -> str:
+    """A test that fails with the student's own code and with the reference's helpers too: the
+    verdict is the own code's, and the message says what the second run got.
+
+    >>> from grader.judge.verdicts import Verdict
+    >>> text = unforgiven(Judgement(Verdict.WA, "m.read(1) returned 2"), {"m.mask": "mask"},
+    ...                   Judgement(Verdict.WA, "m.read(1) returned 3"))
+    >>> for part in text.split(", "):
+    ...     print(part)
+    m.read(1) returned 2
+    With the reference's m.mask it fails as well (WA: m.read(1) returned 3)
+    so this test counts against its own question; fix question 'mask' too.
+    """
+    questions = list(dict.fromkeys(swapped.values()))
+    plural = "s" if len(questions) > 1 else ""
+    return (f"{own.message.rstrip()}\nWith the reference's {', '.join(swapped)} it fails as well "
+            f"({first_line(again)}), so this test counts against its own question; fix "
+            f"question{plural} {_questions(questions)} too.").lstrip()
+
+
+def local_advice(helpers: Helpers, failing: list[str]) -> str:
     """A failure, run with the student's own helpers, where some of them fail their questions.
 
-    >>> test = TestSpec(name="read", call="m.read", cases=[[1]], reference_helpers={"m.mask": "mask"})
-    >>> for sentence in local_advice(test, ["mask"]).split(". "):
+    >>> for sentence in local_advice({"m.mask": "mask"}, ["mask"]).split(". "):
     ...     print(sentence)
     This test uses your m.mask, and question 'mask' fails: fix that first
-    When graded, it runs with the reference's m.mask: a wrong helper costs only its own question.
+    When graded, a failure that the reference's m.mask would not have is charged to 'mask' only.
     """
     which = " and ".join(f"'{q}'" for q in failing)
     several = len(failing) > 1
-    helpers = helpers_of(test, failing)
-    return (f"This test uses your {helpers}, and question{'s' if several else ''} {which} "
+    named = helpers_of(helpers, failing)
+    return (f"This test uses your {named}, and question{'s' if several else ''} {which} "
             f"fail{'' if several else 's'}: fix {'those' if several else 'that'} first. When "
-            f"graded, it runs with the reference's {helpers}: a wrong helper costs only its own "
-            "question.")
+            f"graded, a failure that the reference's {named} would not have is charged to "
+            f"{which} only.")

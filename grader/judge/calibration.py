@@ -114,7 +114,7 @@ def reference_timing(loaded: LoadedSuite, test: TestSpec, sandbox: Confinement) 
     with prepared_submission(loaded, reference) as (prepared, scratch), \
             Grader(loaded, prepared, scratch, uncalibrated(loaded, [test]), sandbox) as grader:
         for _ in range(CALIBRATION_RUNS):
-            run = grader.run_test(test, own_helpers=True)
+            run = grader.run_test(test)
             if run.outcome is None or run.stopped is not None:
                 stopped = run.stopped or Judgement(Verdict.JE, "the test did not run")
                 raise CalibrationError(f"{loaded.path}: calibrating '{test.name}': the reference gets "

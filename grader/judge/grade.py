@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import resource
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import UserError
 from grader.inert import inert_text
-from grader.judge import advice
+from grader.judge import advice, blame
 from grader.judge.calibration import resolve_limits
 from grader.judge.judgement import Judgement
 from grader.judge.questions import QuestionScore, question_scores
-from grader.judge.testrun import Grader, prepared_submission
+from grader.judge.testrun import Grader, TestRun, prepared_submission
 from grader.judge.verdicts import TestResult, Usage, Verdict
 from grader.run.channel import ServerStartError
 from grader.run.sandbox import SandboxUnavailable, choose, exposed
@@ -20,6 +21,20 @@ from grader.run.watchdog import RunOutcome
 from grader.sandboxes import SandboxChoice
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import TestSpec
+
+
+def process_cpu_s() -> float:
+    """CPU time of this process (all its threads), in seconds."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+@dataclass
+class Cost:
+    """What grading one submission cost, in CPU seconds."""
+
+    runs_cpu_s: float = 0.0  # every run of every test, the re-runs that explain failures included
+    grading_cpu_s: float = 0.0  # the whole grading: the grader, its fork server, every test run
 
 
 @dataclass
@@ -32,6 +47,7 @@ class GradeReport:
     boundary: str = ""  # what the tests got, as the parent checked it (grader/run/boundary.py)
     missing: list[str] = field(default_factory=list)  # submitted files the submission lacks
     question_titles: dict[str, str] = field(default_factory=dict)  # the suite's questions, in order
+    cost: Cost = field(default_factory=Cost)
 
     @property
     def questions(self) -> list[QuestionScore]:
@@ -41,6 +57,11 @@ class GradeReport:
     @property
     def score(self) -> float:
         return sum(result.points for result in self.results)
+
+    @property
+    def tests_cpu_s(self) -> float:
+        """The CPU time the tests' results report (one run each)."""
+        return sum(result.usage.cpu_s for result in self.results)
 
     @property
     def max_score(self) -> float:
@@ -68,22 +89,44 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
                       limits_note=limits_note, question=test.question or "")
 
 
-def advised(grader: Grader, test: TestSpec, judgement: Judgement,
-            verdicts: Mapping[str, Verdict]) -> Judgement:
-    """The judgement of a test with reference helpers, saying which question to fix first."""
-    if not grader.with_reference_helpers:
-        failing = advice.failing_questions(test, verdicts)
-        if judgement.verdict is Verdict.AC or not failing:
-            return judgement
-        return Judgement(judgement.verdict, f"{judgement.message}\n{advice.local_advice(test, failing)}"
-                         .lstrip(), judgement.details)
-    if judgement.verdict is not Verdict.AC or not advice.worth_checking_own(test, verdicts):
-        return judgement
-    own, _ = grader.grade_test(test, own_helpers=True)
-    if own.verdict is Verdict.AC:
-        return judgement
-    failing = advice.failing_questions(test, verdicts)
-    return Judgement(Verdict.AC, advice.graded_advice(test, own, failing))
+@dataclass(frozen=True)
+class Judged:
+    """A test's judgement, the run its result reports, and the CPU time of all its runs."""
+
+    judgement: Judgement
+    outcome: RunOutcome | None
+    runs_cpu_s: float
+
+
+def _cpu(run: TestRun) -> float:
+    return run.outcome.cpu_s if run.outcome is not None else 0.0
+
+
+def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> Judged:
+    """Judge `test` by evidence (`grader.judge.blame`): the student's code as submitted decides;
+    a failure runs again only when helpers it uses failed their own questions, with the
+    reference's versions of those, and is forgiven when that run passes."""
+    judgement, run = grader.grade_test(test)
+    if judgement.verdict in (Verdict.AC, Verdict.CE, Verdict.JE):
+        return Judged(judgement, run.outcome, _cpu(run))
+    helpers = blame.helpers_of(test, grader.loaded, verdicts)
+    if not grader.with_reference_helpers:  # a handout: say which helpers to fix first
+        failing = blame.failing(helpers, verdicts)
+        if failing:
+            judgement = Judgement(judgement.verdict, f"{judgement.message}\n"
+                                  f"{advice.local_advice(helpers, failing)}".lstrip(),
+                                  judgement.details)
+        return Judged(judgement, run.outcome, _cpu(run))
+    suspects = blame.swapped_for(test, grader.loaded, verdicts)
+    if not suspects:
+        return Judged(judgement, run.outcome, _cpu(run))
+    again, rerun = grader.grade_test(test, list(suspects))
+    cost = _cpu(run) + _cpu(rerun)
+    if again.verdict is Verdict.AC:
+        return Judged(Judgement(Verdict.AC, advice.forgiven(
+            suspects, judgement, blame.failing(suspects, verdicts))), rerun.outcome, cost)
+    return Judged(Judgement(judgement.verdict, advice.unforgiven(judgement, suspects, again),
+                            judgement.details), run.outcome, cost)
 
 
 class UnknownTest(UserError):
@@ -125,6 +168,7 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
     The sandbox is `sandbox` (the command line's), else $GRADER_SANDBOX, else the suite's, else
     `default_sandbox`; relative limits are timed on the reference under it before the run.
     """
+    started_cpu_s = process_cpu_s()
     tests = select_tests(loaded, public_only, names)
     report = GradeReport(exercise=loaded.name, submission=str(source),
                          question_titles=loaded.suite.question_titles())
@@ -142,26 +186,27 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
             report.notes.append("ignored file(s): " + ", ".join(prepared.ignored))
         limits = resolve_limits(loaded, tests, confinement)
         verdicts: dict[str, Verdict] = {}
+        results: dict[str, TestResult] = {}
+        servers_cpu_s = 0.0
         try:
             with Grader(loaded, prepared, scratch, limits, confinement) as grader:
                 report.sandbox = grader.sandbox
-                for test in tests:
+                for test in blame.execution_order(tests, loaded):
                     outcome: RunOutcome | None = None
                     problem = limits[test.name].problem
                     try:
                         if problem is not None:
                             judgement = Judgement(Verdict.JE, problem)
                         else:
-                            judgement, run = grader.grade_test(test)
-                            outcome = run.outcome
-                            if test.reference_helpers:
-                                judgement = advised(grader, test, judgement, verdicts)
+                            decided = judged(grader, test, verdicts)
+                            judgement, outcome = decided.judgement, decided.outcome
+                            report.cost.runs_cpu_s += decided.runs_cpu_s
                     except (OSError, ValueError, KeyError, RuntimeError) as error:
                         judgement = Judgement(Verdict.JE, f"the grader failed: "
                                               f"{type(error).__name__}: {error}".rstrip(": "))
                     result = result_of(test, judgement, outcome, limits[test.name].note,
                                        grader.shown)
-                    report.results.append(result)
+                    results[test.name] = result
                     verdicts[test.name] = result.verdict
                     if test.question is not None:  # a question passes while all its tests do
                         so_far = verdicts.get(test.question, Verdict.AC)
@@ -171,8 +216,13 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                         on_result(result)
                 boundary = grader.server.boundary
                 report.boundary = boundary.describe() if boundary is not None else "not checked"
+            servers_cpu_s = grader.server.server_cpu_s
+            report.results = [results[test.name] for test in tests if test.name in results]
         except ServerStartError as error:
             report.results = [result_of(test, Judgement(
                 Verdict.JE, f"the grader could not start a test process: {error}"), None)
                 for test in tests]
+    report.cost.grading_cpu_s = round(process_cpu_s() - started_cpu_s + servers_cpu_s
+                                      + report.cost.runs_cpu_s, 3)
+    report.cost.runs_cpu_s = round(report.cost.runs_cpu_s, 3)
     return report

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -124,15 +125,27 @@ def declared_names(loaded: LoadedSuite, module: str) -> set[str]:
     return set(definitions(stub).sources)
 
 
-def helper_code(loaded: LoadedSuite, test: TestSpec) -> list[HelperCode]:
-    """The reference definitions of the test's `reference_helpers`, in the suite's order; the
-    first helper of each module carries the support all of that module's helpers need."""
+def swappable(loaded: LoadedSuite, helper: str) -> bool:
+    """Whether the reference defines `helper` (module.name) as a top-level function or class."""
+    module, name = helper.split(".")
+    path = loaded.exercise.reference / f"{module}.py"
+    if not path.is_file():
+        return False
+    sources = definitions(path).sources
+    return name in sources and DEFINITION.match(sources[name]) is not None
+
+
+def helper_code(loaded: LoadedSuite, test: TestSpec,
+                chosen: Iterable[str] | None = None) -> list[HelperCode]:
+    """The reference definitions of `chosen` (by default the test's `reference_helpers`), in that
+    order; the first helper of each module carries the support all of that module's helpers need."""
+    wanted = list(test.reference_helpers if chosen is None else chosen)
     found: list[HelperCode] = []
     names: dict[str, list[str]] = {}
-    for helper in test.reference_helpers:
+    for helper in wanted:
         module, name = helper.split(".")
         names.setdefault(module, []).append(name)
-    for helper in test.reference_helpers:
+    for helper in wanted:
         module, name = helper.split(".")
         path = loaded.exercise.reference / f"{module}.py"
         reference = definitions(path)

@@ -1,8 +1,8 @@
 """Whether a known-wrong submission loses only its own question (`grader verify`).
 
 A mutant whose header names its question (`question: ID`) breaks one question's function and
-nothing else: graded, it must lose tests of that question and of no other, integration questions
-aside (whole programs run with everything the student wrote, so any bug may cost them too).
+nothing else: graded, it must lose tests of that question and of no other, the integration
+question included (a whole program charges only what no question saw: docs/suites.md).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from grader.judge.grade import GradeReport
 from grader.judge.mutants import Mutant
-from grader.suite.schema import Suite
 
 
 @dataclass(frozen=True)
@@ -21,12 +20,11 @@ class QuestionLoss:
     mutant: str
     own: str | None  # its `question:` line
     lost: dict[str, list[str]]  # question (or "" for tests of none) -> the tests it lost
-    integration: frozenset[str]
 
     @property
     def others(self) -> list[str]:
-        """The questions it lost besides its own and the integration ones."""
-        return [q for q in self.lost if q != self.own and q not in self.integration]
+        """The questions it lost besides its own."""
+        return [q for q in self.lost if q != self.own]
 
     @property
     def only_own(self) -> bool:
@@ -35,13 +33,10 @@ class QuestionLoss:
     def describe(self) -> str:
         """One line for verify's report.
 
-        >>> loss = QuestionLoss("WA/a", "board", {"board": ["wins"], "game": ["g1"]},
-        ...                     frozenset({"game"}))
-        >>> loss.describe()
-        'WA/a (only its own; also the integration question game: g1)'
-        >>> QuestionLoss("WA/b", "board", {"board": ["w"], "search": ["s1", "s2"]},
-        ...              frozenset()).describe()
-        'WA/b (ALSO LOSES search: s1, s2)'
+        >>> QuestionLoss("WA/a", "board", {"board": ["wins"]}).describe()
+        'WA/a (only its own)'
+        >>> QuestionLoss("WA/b", "board", {"board": ["w"], "game": ["s1", "s2"]}).describe()
+        'WA/b (ALSO LOSES game: s1, s2)'
         """
         def tests(question: str) -> str:
             return f"{question or '(no question)'}: {', '.join(self.lost[question])}"
@@ -52,20 +47,16 @@ class QuestionLoss:
             return f"{self.mutant} (DOES NOT LOSE its own question {self.own})"
         said = "only its own" if not self.others else \
             f"ALSO LOSES {'; '.join(tests(q) for q in self.others)}"
-        extra = [q for q in self.lost if q in self.integration]
-        if extra:
-            said += f"; also the integration question {'; '.join(tests(q) for q in extra)}"
         return f"{self.mutant} ({said})"
 
 
-def question_loss(mutant: Mutant, report: GradeReport, suite: Suite) -> QuestionLoss:
+def question_loss(mutant: Mutant, report: GradeReport) -> QuestionLoss:
     """The tests a graded mutant lost, by the question each belongs to."""
     lost: dict[str, list[str]] = {}
     for result in report.results:
         if not result.passed:
             lost.setdefault(result.question, []).append(result.name)
-    integration = frozenset(q.id for q in suite.questions if q.integration)
-    return QuestionLoss(mutant.name, mutant.question, lost, integration)
+    return QuestionLoss(mutant.name, mutant.question, lost)
 
 
 def isolation_problems(loss: QuestionLoss) -> list[str]:

@@ -11,7 +11,7 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,11 +162,11 @@ class Grader:
             copy.chmod(0o644)
         return copy
 
-    def run_test(self, test: TestSpec, own_helpers: bool = False) -> TestRun:
+    def run_test(self, test: TestSpec, swapped: Sequence[str] = ()) -> TestRun:
         """Run one test and say what it did; nothing is compared.
 
-        A test naming `reference_helpers` runs with them unless `own_helpers` (or without the
-        reference here to take them from, as in a student's handout).
+        It runs the student's code as submitted, but for the functions and classes named in
+        `swapped` (module.name), which are the reference's (`grader.judge.blame` picks them).
         """
         limits = self.limits[test.name].limits
         if self.prepared.missing:
@@ -177,8 +177,7 @@ class Grader:
         if self.prepared.syntax_errors:
             name, error = next(iter(self.prepared.syntax_errors.items()))
             return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error))
-        helpers = [] if own_helpers or not self.with_reference_helpers \
-            else helper_code(self.loaded, test)
+        helpers = helper_code(self.loaded, test, swapped) if swapped else []
         # Each test reads its input fixtures from a folder of its own with an unguessable name,
         # removed after it: no test reads another's inputs (a hidden test's, say, to print them
         # in a visible test's feedback), since the folder above cannot be listed.
@@ -192,9 +191,11 @@ class Grader:
         finally:
             shutil.rmtree(self.test_inputs, ignore_errors=True)
 
-    def grade_test(self, test: TestSpec, own_helpers: bool = False) -> tuple[Judgement, TestRun]:
-        """Run one test and judge it against its recorded expectations."""
-        run = self.run_test(test, own_helpers)
+    def grade_test(self, test: TestSpec,
+                   swapped: Sequence[str] = ()) -> tuple[Judgement, TestRun]:
+        """Run one test (with the reference's `swapped` helpers) and judge it against its
+        recorded expectations."""
+        run = self.run_test(test, swapped)
         if run.stopped is not None:
             return run.stopped, run
         if test.transcript is not None:

@@ -90,6 +90,13 @@ def questions_json(report: GradeReport) -> list[dict[str, Any]]:
             for score in report.questions]
 
 
+def cost_json(report: GradeReport) -> dict[str, float]:
+    """CPU seconds: what the tests' results report, every run of a test (the re-runs that
+    explain a failure included), and the whole grading (grader, fork servers, tests)."""
+    return {"tests_cpu_s": round(report.tests_cpu_s, 3), "runs_cpu_s": report.cost.runs_cpu_s,
+            "grading_cpu_s": report.cost.grading_cpu_s}
+
+
 def results_json(report: GradeReport) -> dict[str, Any]:
     """Gradescope's results.json."""
     tests = []
@@ -112,7 +119,8 @@ def results_json(report: GradeReport) -> dict[str, Any]:
                             "extra_data": {"exercise": report.exercise,
                                            "max_score": report.max_score,
                                            "sandbox": report.sandbox,
-                                           "boundary": report.boundary}}
+                                           "boundary": report.boundary,
+                                           "cost": cost_json(report)}}
     if report.questions:
         data["extra_data"]["questions"] = questions_json(report)
     if report.notes:

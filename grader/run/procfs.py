@@ -55,12 +55,13 @@ def status_kb(pid: int, key: bytes) -> int:
     return 0
 
 
-def cpu_s(pid: int) -> float:
-    """User + system time of `pid` and of its children it has waited for."""
+def cpu_s(pid: int, waited: bool = True) -> float:
+    """User + system time of `pid` and (`waited`) of its children it has waited for."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat_file:
             fields = stat_file.read().rsplit(b")", 1)[1].split()
-        return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        counted = fields[11:15] if waited else fields[11:13]
+        return sum(int(value) for value in counted) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return 0.0
 

@@ -60,6 +60,7 @@ class ForkServer:
         self.channel: Channel | None = None
         self.server_pid = 0
         self.server_rss_kb = 0
+        self.server_cpu_s = 0.0  # the fork servers' own CPU time, once stopped
         self.namespaces = False
         self.why_no_namespaces = ""
         self.slot = SlotGroups()
@@ -171,6 +172,8 @@ class ForkServer:
         if self.process is None:
             self.slot.remove()
             return
+        if self.server_pid:  # its own time: its tests are counted by their cgroups
+            self.server_cpu_s += procfs.cpu_s(self.server_pid, waited=False)
         for pid in reversed(procfs.tree(self.process.pid)):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)

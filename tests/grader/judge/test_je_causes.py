@@ -26,7 +26,7 @@ def test_an_exception_without_a_message_is_a_je_that_names_it(
         grade_toy: Build, monkeypatch: pytest.MonkeyPatch) -> None:
     grade_toy(SUITE, REFERENCE, REFERENCE)  # recorded, and it passes
 
-    def broken(self: Grader, test: Spec, own_helpers: bool = False) -> Any:
+    def broken(self: Grader, test: Spec, swapped: object = ()) -> Any:
         raise RuntimeError()
 
     monkeypatch.setattr(Grader, "grade_test", broken)
