@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import resource
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ def process_cpu_s() -> float:
     """CPU time of this process (all its threads), in seconds."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     return own.ru_utime + own.ru_stime
+
+log = logging.getLogger(__name__)  # a grader failure's traceback, for whoever runs the grader
 
 
 @dataclass
@@ -86,7 +89,8 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
                       message=shown(message), details=shown(judgement.details),
                       stdout=shown(stdout) if stdout else None,
                       limits=outcome.limits.model_dump() if outcome is not None else {},
-                      limits_note=limits_note, question=test.question or "")
+                      limits_note=limits_note, question=test.question or "",
+                      description=test.description)
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,8 @@ def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> J
     cost = _cpu(run) + _cpu(rerun)
     if again.verdict is Verdict.AC:
         return Judged(Judgement(Verdict.AC, advice.forgiven(
-            suspects, judgement, blame.failing(suspects, verdicts))), rerun.outcome, cost)
+            suspects, judgement, blame.failing(suspects, verdicts)), judgement.details),
+            rerun.outcome, cost)
     return Judged(Judgement(judgement.verdict, advice.unforgiven(judgement, suspects, again),
                             judgement.details), run.outcome, cost)
 
@@ -202,6 +207,7 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                             judgement, outcome = decided.judgement, decided.outcome
                             report.cost.runs_cpu_s += decided.runs_cpu_s
                     except (OSError, ValueError, KeyError, RuntimeError) as error:
+                        log.exception("grading test %s of %s", test.name, source)
                         judgement = Judgement(Verdict.JE, f"the grader failed: "
                                               f"{type(error).__name__}: {error}".rstrip(": "))
                     result = result_of(test, judgement, outcome, limits[test.name].note,

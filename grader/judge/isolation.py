@@ -26,10 +26,6 @@ class QuestionLoss:
         """The questions it lost besides its own."""
         return [q for q in self.lost if q != self.own]
 
-    @property
-    def only_own(self) -> bool:
-        return self.own in self.lost and not self.others
-
     def describe(self) -> str:
         """One line for verify's report.
 

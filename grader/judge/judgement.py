@@ -140,9 +140,12 @@ def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
         return Judgement(Verdict.JE, outcome.worker_failure)
     killed = outcome.killed_for
     output_cap = limits.output_kb * 1024
-    if killed == "output" or (killed is None and (len(outcome.stdout) > output_cap
-                                                   or outcome.exit_code == -signal.SIGXFSZ)):
+    if killed == "output" or (killed is None and len(outcome.stdout) > output_cap):
         return Judgement(Verdict.OLE, f"wrote more than {limits.output_kb:g} kB of output")
+    if killed is None and outcome.exit_code == -signal.SIGXFSZ:  # RLIMIT_FSIZE, as the test set it
+        largest = max(limits.output_kb / 1024, limits.scratch_mb)
+        return Judgement(Verdict.OLE, f"wrote a file past the {largest:g} MB any one file may "
+                         f"hold (the larger of output_kb and scratch_mb)")
     if killed == "memory" or (killed is None and outcome.peak_mb > limits.memory_mb):
         return Judgement(Verdict.MLE, f"used more than {limits.memory_mb:g} MB of memory "
                          f"(at least {max(outcome.peak_mb, limits.memory_mb):.1f} MB)")

@@ -60,6 +60,7 @@ class TestResult:
     limits: dict[str, float] = field(default_factory=dict)
     limits_note: str = ""
     question: str = ""  # the question the test belongs to (empty in a suite that declares none)
+    description: str = ""  # what the test checks, in the author's words (the suite's `description:`)
 
     @property
     def passed(self) -> bool:

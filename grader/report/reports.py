@@ -25,6 +25,8 @@ VERDICT_STYLES = {Verdict.AC: "green", Verdict.WA: "red", Verdict.TLE: "yellow",
 def failure_text(result: TestResult) -> str:
     """What went wrong in one test (or, passed, what to fix first), as inert data."""
     parts = [f"{result.verdict.value} ({result.verdict.meaning})"]
+    if result.description and not result.passed:
+        parts.append(f"What it checks: {result.description}")
     if result.message:
         parts.append(result.message)
     if result.details:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import UserError
-from grader.run import policy
+from grader.run import policy, private
 from grader.run.boundary import test_uid
 from grader.run.cgroup import TestCgroup
 from grader.run.protocol import MINIMAL_ENV
@@ -114,6 +114,7 @@ def run_confined(code_dir: Path, driver: str, args: list[str], env: dict[str, st
                  limits: RunLimits) -> Ended:
     """Run the driver inside bubblewrap on the caller's terminal; refuse if it cannot be confined."""
     require_bubblewrap()
+    private.share_tree(code_dir, test_uid(0) if os.geteuid() == 0 else None)  # the run's uid only
     launcher = launcher_files(code_dir.parent / "launcher")
     command = confined_command(code_dir, driver, args, env, limits, launcher)
     cgroup = TestCgroup.create()

@@ -1,11 +1,11 @@
 """Confine this process as a test is confined, then become the interpreter running a driver.
 
-`python -I -S launch.py UID SECCOMP_HEX REACH... -- PROGRAM ARGS...`, inside bubblewrap
-(`grader run --submission`, grader/run/interactive.py): the interactive twin of
-`testprocess.confine_test`. Standard library only, with `confine.py` beside it. As root it opens
-the way to the folders in REACH (the interpreter, the code), gives /tmp to everyone, switches to
-UID (`-`: keep the caller's), drops every capability, sets no_new_privs and installs the seccomp
-filter; then it executes PROGRAM. Any refused step ends it with status 71 and the reason.
+`python -I -S launch.py UID SECCOMP_HEX REACH... -- PROGRAM ARGS...`, inside bubblewrap (`grader run
+--submission`, grader/run/interactive.py): the interactive twin of `testprocess.confine_ahead` and
+`apply_request`. Standard library only, with `confine.py` beside it. As root it opens the way to the
+folders in REACH (the interpreter, the code), gives /tmp to everyone, switches to UID (`-`: keep the
+caller's), drops every capability, sets no_new_privs and installs the seccomp filter; then it
+executes PROGRAM. Any refused step ends it with status 71 and the reason.
 """
 
 from __future__ import annotations

@@ -161,11 +161,13 @@ def raised(outcome: StepOutcome) -> Raised | None:
 
 class StepsResult(TypedDict):
     steps: list[StepOutcome]
+    output_lost: NotRequired[str]  # why a write to stdout or stderr failed: the disk was full
 
 
 class DriverResult(TypedDict):
     exit: int
     error: Raised | None
+    output_lost: NotRequired[str]
 
 
 # ---------------------------------------------------------------- checking on receipt

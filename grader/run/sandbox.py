@@ -76,6 +76,19 @@ def exposed(paths: list[Path]) -> list[Path]:
     return found
 
 
+def enterable(folders: list[Path]) -> list[Path]:
+    """Those of `folders` that a stranger could enter (it and every folder above it open to
+    others: o+x), and so read whatever below them is open to others, by name, unlisted."""
+    found = []
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        resolved = folder.resolve()
+        if all(part.stat().st_mode & 0o001 for part in [*resolved.parents, resolved]):
+            found.append(folder)
+    return found
+
+
 def container_works() -> str | None:
     """None when the `container` level can run here, else why not."""
     if os.geteuid() != 0:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import io
 import json
 import os
 import resource
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
         StepsResult,
         cut,
     )
+    from grader.run.streams import output_lost, standard_streams
     from grader.run.swap import install_helpers
 else:  # siblings: this runs in the fork server, a script (see worker.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
@@ -54,6 +54,7 @@ else:  # siblings: this runs in the fork server, a script (see worker.py)
         TRACEBACK_CAP,
         cut,
     )
+    from streams import output_lost, standard_streams
     from swap import install_helpers
 
 _encode_result = json.JSONEncoder().encode  # bound before any student code can patch json
@@ -264,13 +265,6 @@ def run_driver(request: DriverRequest, code_dir: str) -> DriverResult:
 # ---------------------------------------------------------------- the process
 
 
-def _read_to_end(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 65536):
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def keep_only(fds: set[int]) -> None:
     """Close every descriptor but `fds` (and 0, 1, 2)."""
     low = 0
@@ -363,12 +357,7 @@ def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: 
     os.environ.clear()
     os.environ.update({**MINIMAL_ENV, "HOME": work_dir, "TMPDIR": work_dir, **request["env"]})
     code_dir = config["code_dir"]
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8",
-                                 errors="replace")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=False)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=True)
+    standard_streams()
     sys.path[0:0] = [code_dir]
     result: StepsResult | DriverResult
     if request["kind"] == "call":
@@ -377,6 +366,8 @@ def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: 
             sys.stdout.flush()
     else:
         result = run_driver(request, code_dir)
+    if (lost := output_lost()) is not None:
+        result["output_lost"] = lost
     payload = _encode_result(result).encode()
     view = memoryview(payload)
     while view:

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import User
 
 from grader.inert import csv_cell
-from grader.report.grades import number
+from grader.report.grades import LmsGrade, lms_csv, number
 from grader.service.course import Assignment, Course
+from grader.service.jobs import now
 from grader.service.models import Submission
-from grader.service.policy import counted
+from grader.service.policy import NOTHING, counted, students_seen
 
 MISSING = "missing"
 
@@ -34,17 +35,19 @@ class Row:
 
 
 def class_rows(course: Course, assignment: Assignment) -> list[Row]:
-    """One row per roster student (instructors left out), then anyone else who submitted."""
+    """One row per roster student (instructors left out), then anyone else who submitted. The
+    submission that counts is the one its student is told counts (`policy.counted`)."""
     subs: dict[int, list[Submission]] = defaultdict(list)
     for sub in Submission.objects.filter(assignment=assignment.name).order_by("number"):
         subs[sub.user_id].append(sub)
     users = {user.pk: user for user in User.objects.filter(is_staff=False)}
+    seen = students_seen(assignment, list(users.values()), now())
     rows = []
     for user in sorted(users.values(), key=lambda u: u.username):
         mine = subs.get(user.pk, [])
         row = Row(login=user.username, name=user.first_name,
                   status=mine[-1].status if mine else MISSING, attempts=len(mine))
-        chosen = counted(mine, assignment.counts)
+        chosen = counted(mine, assignment.counts, seen.get(user.pk, NOTHING))
         if chosen is not None and chosen.results is not None:
             row.late_minutes = chosen.late_minutes
             row.score, row.max_score = chosen.score, chosen.max_score
@@ -87,6 +90,18 @@ def test_names(course: Course, assignment: Assignment) -> list[str]:
         return []
 
 
+def suite_points(course: Course, assignment: Assignment) -> float:
+    """The most an assignment's suite gives (0 while its suite cannot be loaded)."""
+    from grader.errors import UserError
+    from grader.service.course import suite_of
+    from grader.suite.load import load_suite
+
+    try:
+        return load_suite(suite_of(course, assignment)).suite.total_points
+    except UserError:
+        return 0.0
+
+
 def grades_csv(course: Course, assignment: Assignment) -> str:
     """login, name, status, attempts, late minutes, score, max, penalty, final score, each test."""
     tests = test_names(course, assignment)
@@ -103,3 +118,19 @@ def grades_csv(course: Course, assignment: Assignment) -> str:
                          shown(row.penalty), shown(row.final_score) if row.counted_id else "0",
                          *(shown(row.points.get(name)) for name in tests)])
     return buffer.getvalue()
+
+
+def lms_grades_csv(course: Course, assignment: Assignment, lms: str) -> str:
+    """The class's final scores (late penalty included; the submission each student is told
+    counts; 0 for none) as `lms` (canvas, moodle) imports them, login, name and email from the
+    roster, the maximum from the suite's grading."""
+    rows = class_rows(course, assignment)
+    graded = [row.max_score for row in rows if row.max_score is not None]
+    max_score = max(graded) if graded else suite_points(course, assignment)
+    grades = []
+    for row in rows:
+        person = course.people.get(row.login)
+        grades.append(LmsGrade(login=row.login, name=row.name,
+                               email=person.email if person is not None else "",
+                               score=(row.final_score or 0.0) if row.counted_id else 0.0))
+    return lms_csv(lms, assignment.name, max_score, grades)

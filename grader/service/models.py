@@ -37,7 +37,9 @@ class Extension(models.Model):
 
 
 class Release(models.Model):
-    """An instructor released an assignment's hidden results to its students."""
+    """An instructor released an assignment's hidden results to its students. `released_at` is
+    when they asked: it takes effect once the due date and every extension have passed
+    (`policy.release_effect`)."""
 
     assignment = models.CharField(max_length=64, unique=True)
     released_at = models.DateTimeField()

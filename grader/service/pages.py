@@ -18,10 +18,10 @@ from django.views.decorators.http import require_POST
 from grader.service import jobs
 from grader.service.api import course, grades, submit, upload_files
 from grader.service.classes import class_rows, regrade_changes, test_names
-from grader.service.course import EARLIEST, LATEST, in_utc
+from grader.service.course import EARLIEST, LATEST, Assignment, in_utc
 from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
 from grader.service.people import user_of_token
-from grader.service.policy import due_for, view
+from grader.service.policy import due_for, release_effect, texts_out, texts_shown_after, view
 from grader.service.storage import UploadError
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -186,7 +186,7 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
                   {"a": assignment, "rows": class_rows(course(), assignment),
                    "tests": test_names(course(), assignment),
                    "changes": regrade_changes(course(), assignment),
-                   "released": Release.objects.filter(assignment=name).first(),
+                   "release": release_status(assignment, jobs.now()),
                    "extensions": Extension.objects.filter(assignment=name).select_related("user"),
                    "message": done_message(request)})
 
@@ -194,7 +194,31 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
 # What an instructor's action reports on the class page (?done=CODE): the server's own words
 # only, never text from the address (a link with ?done=ANY TEXT would be a phishing aid).
 DONE_MESSAGES = {"released": "hidden results released", "extension": "extension saved",
+                 "scheduled": "release of hidden results scheduled: it waits for the due date "
+                              "and every extension (see when below)",
                  "regrading": "regrading {count} submission(s)"}
+
+
+def release_status(assignment: Assignment, now: datetime) -> str:
+    """One line for the class page: what students see of hidden results, and when that changes."""
+    effect = release_effect(assignment)
+    if effect is not None:
+        if now >= effect.takes_effect:
+            return (f"released at {effect.takes_effect.isoformat()} (asked for at "
+                    f"{effect.requested_at.isoformat()}); submissions closed since then")
+        return (f"release scheduled for {effect.takes_effect.isoformat()}, when "
+                f"{effect.waits_for}: until then no student reads a hidden test's failure "
+                f"text; from then on no submission is accepted")
+    if assignment.hidden == "never":
+        return "hidden: never; students see nothing of the hidden tests unless released"
+    after = texts_shown_after(assignment)
+    if after is None:
+        return (f"hidden: {assignment.hidden}; failure texts withheld until a release (late "
+                f"submissions never close)")
+    if now > after:
+        return "shown in full: no submission can earn credit any more"
+    return (f"hidden: {assignment.hidden}; failure texts shown after {after.isoformat()}, when "
+            f"no submission can earn credit any more")
 
 
 def done_message(request: HttpRequest) -> str:
@@ -222,9 +246,11 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
 @staff_only
 @require_POST
 def release(request: HttpRequest, name: str) -> HttpResponse:
-    _assignment_or_404(name)
+    assignment = _assignment_or_404(name)
     Release.objects.get_or_create(assignment=name, defaults={"released_at": jobs.now()})
-    return redirect(f"/instructor/{name}?done=released")
+    effect = release_effect(assignment)
+    done = "released" if effect is not None and jobs.now() >= effect.takes_effect else "scheduled"
+    return redirect(f"/instructor/{name}?done={done}")
 
 
 def due_date(text: str) -> datetime | None:
@@ -242,7 +268,7 @@ def due_date(text: str) -> datetime | None:
 @staff_only
 @require_POST
 def extension(request: HttpRequest, name: str) -> HttpResponse:
-    _assignment_or_404(name)
+    assignment = _assignment_or_404(name)
     user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
     due = due_date(request.POST.get("due", ""))
     if due is None:
@@ -251,6 +277,12 @@ def extension(request: HttpRequest, name: str) -> HttpResponse:
                             content_type="text/plain")
     if user is None:
         return HttpResponse("no such login", status=400, content_type="text/plain")
+    moment = jobs.now()
+    reopens = assignment.credit_ends(due)
+    if texts_out(assignment, moment) and (reopens is None or reopens >= moment):
+        return HttpResponse(f"{name}'s hidden failure texts are already shown: an extension now "
+                            f"would let {user.username} submit after reading them", status=400,
+                            content_type="text/plain")
     Extension.objects.update_or_create(user=user, assignment=name, defaults={"due": due})
     return redirect(f"/instructor/{name}?done=extension")
 

@@ -75,12 +75,38 @@ def database(course: Course) -> dict[str, Any]:
             "HOST": url.hostname or "", "PORT": str(url.port or "")}
 
 
+PRIVATE_FOLDER, PRIVATE_FILE = 0o700, 0o600
+
+
+def private_folder(folder: Path, below: Path) -> Path:
+    """`folder` and every folder from `below` down to it, created or made PRIVATE_FOLDER."""
+    for step in [*reversed(folder.relative_to(below).parents), folder.relative_to(below)]:
+        path = below / step
+        path.mkdir(mode=PRIVATE_FOLDER, exist_ok=True)
+        path.chmod(PRIVATE_FOLDER)
+    return folder
+
+
+def private_file(path: Path) -> Path:
+    """`path` created empty if missing, and made PRIVATE_FILE, before anything writes into it
+    (SQLite gives its journal files the database's mode)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE))
+    path.chmod(PRIVATE_FILE)
+    return path
+
+
 def keep_private(course: Course) -> None:
-    """The service's files readable by us only: its folder (submissions, gradebooks, the
-    secret key) 0700, a SQLite database 0600 before SQLite opens it (its -wal and -shm files
-    take the database's mode). The database holds live session keys and every result."""
+    """The service's files readable by us only: its folder and every folder in it 0700, every
+    file in it 0600 (submissions, gradebooks, the secret key: earlier versions left some
+    readable), a SQLite database 0600 before SQLite opens it (its -wal and -shm files take the
+    database's mode). The database holds live session keys and every result."""
     course.state.mkdir(parents=True, exist_ok=True)
-    course.state.chmod(0o700)
+    course.state.chmod(PRIVATE_FOLDER)
+    for folder, subfolders, files in os.walk(course.state):
+        for name in subfolders:
+            (Path(folder) / name).chmod(PRIVATE_FOLDER)
+        for name in files:
+            (Path(folder) / name).chmod(PRIVATE_FILE)
     if "://" in course.database:
         return
     path = Path(course.database)
@@ -88,6 +114,41 @@ def keep_private(course: Course) -> None:
     for companion in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         if companion.exists():
             companion.chmod(0o600)
+
+
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]  # `grader submit` and checks on the machine
+
+
+def public_settings(public_url: str | None) -> dict[str, Any]:
+    """Django's settings that follow from the origin students use (`public_url`, or
+    $GRADER_PUBLIC_URL): its forms trusted from that origin (CSRF), the host names answered,
+    and behind a TLS proxy (https) cookies sent over TLS only and a request the proxy marks
+    `X-Forwarded-Proto: https` taken as secure. The proxy must set that header itself (nginx:
+    `proxy_set_header X-Forwarded-Proto $scheme`, which replaces a client's) and the service
+    listen on loopback only, or a client could claim TLS it does not have.
+
+    >>> public_settings(None)["ALLOWED_HOSTS"]
+    ['*']
+    >>> secure = public_settings("https://grader.example.edu")
+    >>> secure["CSRF_TRUSTED_ORIGINS"], secure["SESSION_COOKIE_SECURE"], secure["ALLOWED_HOSTS"][0]
+    (['https://grader.example.edu'], True, 'grader.example.edu')
+    >>> secure["SECURE_PROXY_SSL_HEADER"]
+    ('HTTP_X_FORWARDED_PROTO', 'https')
+    """
+    if public_url is None:
+        return {"ALLOWED_HOSTS": ["*"]}
+    url = urlsplit(public_url)
+    host = url.netloc.rsplit(":", 1)[0] if url.port is not None else url.netloc
+    tls = url.scheme == "https"
+    chosen: dict[str, Any] = {
+        "ALLOWED_HOSTS": [host, *(name for name in LOOPBACK_HOSTS if name != host)],
+        "CSRF_TRUSTED_ORIGINS": [public_url],
+        "SESSION_COOKIE_SECURE": tls,
+        "CSRF_COOKIE_SECURE": tls,
+    }
+    if tls:
+        chosen["SECURE_PROXY_SSL_HEADER"] = ("HTTP_X_FORWARDED_PROTO", "https")
+    return chosen
 
 
 def configure(course: Course, debug: bool = False) -> None:
@@ -101,7 +162,7 @@ def configure(course: Course, debug: bool = False) -> None:
     settings.configure(
         DEBUG=debug,
         SECRET_KEY=secret_key(course.state),
-        ALLOWED_HOSTS=["*"],
+        **public_settings(course.public_url),
         DATABASES={"default": database(course)},
         INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth",
                         "django.contrib.sessions", "grader.service"],

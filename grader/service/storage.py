@@ -8,12 +8,12 @@ import os
 import re
 import tempfile
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from grader.errors import UserError
 from grader.inert import inert_name, inert_text
 from grader.run.submission import MAX_FILE_BYTES, SubmissionError, files_of
-from grader.service.setup import MAX_UPLOAD_FILES
+from grader.service.setup import MAX_UPLOAD_FILES, private_folder
 
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -61,17 +61,59 @@ def bundle(files: list[tuple[str, bytes]]) -> tuple[bytes, list[str]]:
     return buffer.getvalue(), sorted(names)
 
 
+def file_names_problem(assignment: str, expected: list[str], given: list[str],
+                       uploaded: list[str], archive: bool) -> str | None:
+    """What is wrong with the names of an upload to `assignment`, whose suite's `submit:` list
+    is `expected` (and `given:` the files it provides itself), in one line; None when nothing.
+
+    A file of `expected` must be there as grading finds it (at the top, or in exactly one
+    folder of a .zip); plain files must each be one of `expected` (or `given`); a .zip may hold
+    more. Names are case-sensitive (as on the graders' machines): a case-different name is
+    pointed out.
+
+    >>> print(file_names_problem("a1", ["grid.py"], [], ["Grid.py"], archive=False))
+    Grid.py is not a file of a1, which expects grid.py (names are case-sensitive: grid.py, not Grid.py)
+    >>> file_names_problem("a1", ["grid.py"], [], ["src/grid.py", "notes.txt"], archive=True)
+    """
+    wanted = ", ".join(expected)
+    for name in uploaded if not archive else []:
+        if name not in expected and name not in given:
+            return f"{name} is not a file of {assignment}, which expects {wanted}" + \
+                _case_hint(name, expected)
+    missing = []
+    for name in expected:
+        found = [one for one in uploaded if PurePosixPath(one).name == name]
+        if name not in uploaded and len(found) > 1:
+            return (f"{name} is in more than one folder of the .zip ({', '.join(found[:3])}): "
+                    f"{assignment} expects {wanted}, each once")
+        if not found:
+            missing.append(name)
+    if not missing:
+        return None
+    listed = ", ".join(missing)
+    where = "the .zip" if archive else "the upload"
+    hints = "".join(_case_hint(PurePosixPath(one).name, missing) for one in uploaded
+                    if PurePosixPath(one).name not in expected)[:300]
+    return f"{listed} missing from {where}: {assignment} expects {wanted}{hints}"
+
+
+def _case_hint(name: str, expected: list[str]) -> str:
+    same = [one for one in expected if one.lower() == name.lower() and one != name]
+    return f" (names are case-sensitive: {same[0]}, not {name})" if same else ""
+
+
 def blob_path(state: Path, sha: str) -> Path:
     return state / "blobs" / sha[:2] / f"{sha}.zip"
 
 
 def store_blob(state: Path, data: bytes) -> str:
-    """Write `data` under its SHA-256 (once; fsynced, then renamed in place); returns the hash."""
+    """Write `data` under its SHA-256 (once; fsynced, then renamed in place; 0600 in folders
+    0700, as mkstemp creates it); returns the hash."""
     sha = hashlib.sha256(data).hexdigest()
     path = blob_path(state, sha)
     if path.is_file() and path.stat().st_size == len(data):
         return sha
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent, state)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".incoming-")
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -25,6 +25,7 @@ from grader.judge.verdicts import TestResult
 from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, attempt_from_results
 from grader.report.reports import results_json
 from grader.service.course import Course, load_course, suite_of
+from grader.service.setup import private_file, private_folder
 from grader.service.storage import blob_path
 from grader.suite.load import LoadedSuite, load_suite
 
@@ -143,9 +144,8 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
     data["extra_data"].update(student=sub.user.username, status=status, graded_at=graded_at,
                               submission=sub.id, **identity.as_dict())
     attempt = attempt_from_results(sub.user.username, identity.as_dict(), status, data, graded_at)
-    folder = course.gradebook_folder(assignment.name)
-    folder.mkdir(parents=True, exist_ok=True)
-    with Gradebook(folder / GRADEBOOK_NAME) as book:
+    folder = private_folder(course.gradebook_folder(assignment.name), course.state)
+    with Gradebook(private_file(folder / GRADEBOOK_NAME)) as book:
         book.claim(loaded.name)
         number = book.add(attempt, key=f"{sub.id}#{sub.generation}")
     penalty = assignment.penalty(sub.late_minutes, float(data["extra_data"]["max_score"]))

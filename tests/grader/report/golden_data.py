@@ -32,7 +32,7 @@ def report_of(student: str) -> GradeReport:
             visibility="visible", kind=kind, usage=Usage(cpu_s=0.25, wall_s=0.5, peak_mb=2.0,
                                                          resident_mb=12.5),
             message=message, details=HOSTILE_OUTPUT if kind == "transcript" and not passed
-            else ""))
+            else "", description="the <b>position</b> of a field" if name == "position" else ""))
     if VERDICTS[student][0] is Verdict.CE:
         report.notes.append("missing file(s): toy.py")
     return report

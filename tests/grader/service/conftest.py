@@ -44,11 +44,13 @@ assignments:
   - name: never
     exercise: bitgrid
     due: 2020-01-01T00:00:00Z
+    late: {per_minute: 1, max: 5}
     hidden: never
   - name: extended
     exercise: bitgrid
     due: 2020-01-01T00:00:00Z
     late: {per_day_percent: 10, max_days: 1}
+    hidden: never
   - name: future
     exercise: bitgrid
     opens: 2098-01-01T00:00:00Z

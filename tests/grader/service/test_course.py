@@ -134,3 +134,24 @@ def test_the_database_is_sqlite_beside_the_course_or_a_postgresql_url(tmp_path: 
     key = secret_key(course.state)
     assert key == secret_key(course.state) and len(key) >= 40
     assert (course.state / "secret_key").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_missing_or_empty_late_closes_at_the_due_date(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    for text in (GOOD, GOOD + "    late:\n", GOOD + "    late: none\n"):
+        (tmp_path / "roster.csv").write_text(ROSTER)
+        (tmp_path / "course.yaml").write_text(text)
+        assignment = load_course(tmp_path / "course.yaml", check_suites=False).spec.assignments[0]
+        assert assignment.late == "none", text
+        assert assignment.closed(1) and not assignment.closed(0)
+        assert assignment.credit_ends(assignment.due) == assignment.due
+        assert assignment.penalty(0, 10) == 0
+        assert "no late submissions" in assignment.late_rule()
+    per_day = load_course(write_course(tmp_path / "d", GOOD + "    late: {per_day_percent: 10, "
+                                       "max_days: 2}\n", ROSTER), check_suites=False)
+    assignment = per_day.spec.assignments[0]
+    assert assignment.credit_ends(assignment.due) == assignment.due + timedelta(days=2)
+    free = load_course(write_course(tmp_path / "m", GOOD + "    late: {per_minute: 1, max: 0}\n",
+                                    ROSTER), check_suites=False).spec.assignments[0]
+    assert free.credit_ends(free.due) is None and free.penalty(10_000, 10) == 0

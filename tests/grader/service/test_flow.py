@@ -263,6 +263,7 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
           - name: own
             exercise: suite/suite.yaml
             due: 2020-01-01T00:00:00Z
+            late: {per_minute: 1, max: 0}
         """)
     keys = tokens(course)
     service = Service(course, workers=1).start()
