@@ -11,6 +11,7 @@ STAMP := $(VENV)/.installed
 # apt-get); otherwise say so in one line and go on (the tests that need it are then skipped).
 # `grader verify` applies the known submissions (fixtures/NAME/mutants/) with GNU patch: likewise.
 # The submission service's browser tests drive Debian's chromium with chromium-driver: likewise.
+# Its TLS proxy test runs Debian's nginx in front of it (docs/service.md's server block): likewise.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -39,6 +40,14 @@ $(STAMP): pyproject.toml
 	  fi; \
 	  command -v chromedriver >/dev/null 2>&1 || \
 	    echo "note: chromium and chromium-driver could not be installed; the service's browser tests will be skipped"; \
+	fi
+	@if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx) \
+	     >/dev/null 2>&1; \
+	  fi; \
+	  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || \
+	    echo "note: nginx could not be installed; the service's TLS proxy test will be skipped"; \
 	fi
 	touch $(STAMP)
 

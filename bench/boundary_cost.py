@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "grader" / "run"))
+sys.path.insert(0, str(ROOT / "grader" / "run" / "box"))
 
 import confine  # noqa: E402  (the fork server's own copy, as tests use it)
 

@@ -1,4 +1,10 @@
-"""Writing a file so that a reader sees the old one or the new one, never half of it."""
+"""Writing the grader's own files: closed to everyone else, whole or not at all.
+
+What the grader writes (results, reports, gradebooks, a batch's --out) can hold hidden tests'
+cases and expected values and students' code, and at the container level the tests' uids read
+the host's process list (which names --out): every folder the grader makes is 0700 and every
+file 0600, whatever the umask (docs/isolation.md, "What the grader writes").
+"""
 
 from __future__ import annotations
 
@@ -7,28 +13,33 @@ import tempfile
 from pathlib import Path
 
 
-def current_umask() -> int:
-    """The process's umask, read without changing it (Linux), else set and restored at once."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+def make_private(path: Path) -> Path:
+    """`path` as a folder, made with any missing parents 0700; folders that existed are left as
+    they are."""
+    missing = []
+    for folder in [path, *path.parents]:
+        if folder.is_dir():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+            continue
+        folder.chmod(0o700)
+    return path
 
 
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to `path` so that a reader sees the old file or the new one, never half.
 
-    The file gets the mode of any new file (0666 less the umask), not mkstemp's private 0600.
+    The file is 0600 (mkstemp's) and new folders above it 0700 (`make_private`).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        os.fchmod(handle, 0o666 & ~current_umask())
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()

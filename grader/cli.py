@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     gradebook_cmd.add_argument("--changes", action="store_true",
                                help="whose score changed between their last two gradings, and "
                                     "which tests caused it")
+    gradebook_cmd.add_argument("--format", dest="lms", choices=["canvas", "moodle"],
+                               help="a CSV a learning management system imports as it is: each "
+                                    "student's latest score in one assignment column")
+    gradebook_cmd.add_argument("--assignment", metavar="NAME",
+                               help="with --format: the LMS's assignment column (default: the "
+                                    "exercise)")
 
     handout_cmd = commands.add_parser("handout", help="write what students receive into DIR")
     handout_cmd.add_argument("exercise")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SUITE_FILE = "suite.yaml"
+GIVEN_COPIES = "given"  # a handout's pristine given files, in fixtures/NAME/
 
 
 def project_root() -> Path:
@@ -94,4 +95,7 @@ class Exercise:
         return self.fixtures / "solutions"
 
     def given_file(self, name: str) -> Path:
-        return self.stubs / name
+        """A given file as the grader uses it: a handout's pristine copy (fixtures/NAME/given/,
+        out of the student's working copy, which they may edit), else exercises/NAME's."""
+        pristine = self.fixtures / GIVEN_COPIES / name
+        return pristine if pristine.is_file() else self.stubs / name

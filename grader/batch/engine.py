@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.atomic import make_private
 from grader.batch import identity as ids
 from grader.batch.discover import Discovery, discover
 from grader.batch.results import results_path, store
@@ -89,7 +90,7 @@ def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int | None, 
                 scheduler: str | None = None) -> BatchProgress:
     """Discover, plan and grade a class folder into `out` (no roster, no checks before)."""
     found = discover(folder, loaded.suite.submit)
-    out.mkdir(parents=True, exist_ok=True)
+    make_private(out)
     with Gradebook.of(out) as book:
         book.claim(loaded.name)
         batch = plan(loaded, found, book, out, resume)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from grader.atomic import make_private
 from grader.batch import identity as ids
 from grader.cluster.job import Payload
 from grader.diagnostics import Diagnostics
@@ -86,7 +87,7 @@ def out_problems(out: Path) -> Diagnostics:
     """Why results cannot be written into `out` (nothing once a probe file was written there)."""
     problems = Diagnostics()
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_private(out)
         handle, probe = tempfile.mkstemp(dir=out, prefix=".probe-")
         os.close(handle)
         os.unlink(probe)

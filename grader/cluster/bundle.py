@@ -19,6 +19,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from grader.atomic import make_private
 from grader.exercise import project_root
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import SuiteError
@@ -132,14 +133,13 @@ def unpack(bundle: ExerciseBundle) -> Path:
     files = bundle.files()
     if content_digest(files) != bundle.digest:
         raise ValueError(f"exercise bundle {bundle.digest[:12]}: its content does not match its digest")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private(target.parent)  # it holds the reference and the hidden expectations
     staging = Path(tempfile.mkdtemp(prefix=f".{bundle.digest[:12]}-", dir=target.parent))
     try:
         for name, data in files.items():
             path = staging / _safe_name(name)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        staging.chmod(0o755)
         try:
             staging.rename(target)
         except OSError:

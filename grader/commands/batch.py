@@ -26,6 +26,7 @@ from grader.report.gradebook import Gradebook, GradebookError
 from grader.report.grades import GRADE_COLUMNS
 from grader.report.roster import Roster, read_roster
 from grader.report.summary import print_summary
+from grader.run.sandbox import SandboxUnavailable, choose, enterable
 from grader.run.submission import SubmissionError
 from grader.sandboxes import SandboxChoice
 from grader.suite.load import LoadedSuite, load_suite
@@ -54,7 +55,7 @@ def main(*, exercise: str, folder: Path, jobs: int | None = None, out: Path | No
         raise UsageError("-j needs at least 1")
     loaded = load_suite(exercise)
     out = out or Path("out")
-    found, read, book, problems = _preflight(loaded, folder, out, roster, public)
+    found, read, book, problems = _preflight(loaded, folder, out, roster, public, sandbox)
     if not problems.ok and book is not None:
         book.close()
     problems.stop_on_errors("nothing graded")
@@ -68,8 +69,8 @@ def main(*, exercise: str, folder: Path, jobs: int | None = None, out: Path | No
 
 
 def _preflight(loaded: LoadedSuite, folder: Path, out: Path, roster_file: Path | None,
-               public: bool) -> tuple[Discovery | None, Roster | None, Gradebook | None,
-                                       Diagnostics]:
+               public: bool, sandbox: SandboxChoice | None = None
+               ) -> tuple[Discovery | None, Roster | None, Gradebook | None, Diagnostics]:
     """Everything that could stop the batch, found before anyone is graded."""
     problems = Diagnostics()
     found: Discovery | None = None
@@ -86,6 +87,8 @@ def _preflight(loaded: LoadedSuite, folder: Path, out: Path, roster_file: Path |
     if found is not None and not found.submissions and roster is None:
         problems.error("no submission in it (sub-folders or .zip files)", file=folder)
     problems.extend(preflight(loaded, select_tests(loaded, public)))
+    if found is not None:
+        problems.extend(_closed_to_tests(loaded, folder, out, public, sandbox))
     if found is None or not problems.ok:  # nothing is written anywhere then
         return found, roster, None, problems
     unwritable = out_problems(out)
@@ -105,6 +108,25 @@ def _preflight(loaded: LoadedSuite, folder: Path, out: Path, roster_file: Path |
             problems.warning(f"not in the roster {roster_file}: {', '.join(strangers)} (graded, "
                              f"listed after the roster's students)")
     return found, roster, book, problems
+
+
+def _closed_to_tests(loaded: LoadedSuite, folder: Path, out: Path, public: bool,
+                     sandbox: SandboxChoice | None) -> Diagnostics:
+    """At the container level only permissions keep the tests' uids (which read the host's
+    process list, naming both) out of the class folder and an existing --out: either one that
+    others could enter is an error. What the grader makes itself is closed (`grader.atomic`)."""
+    problems = Diagnostics()
+    hidden = any(test.visibility != "visible" for test in select_tests(loaded, public))
+    try:
+        level = choose(sandbox, loaded.suite.sandbox, "bwrap", hidden=hidden)
+    except SandboxUnavailable:
+        return problems  # grading says why, for every student
+    if level == "container":
+        for path in enterable([folder, out]):
+            problems.error(f"the container sandbox hides files by permissions, and the tests' "
+                           f"unprivileged uids could enter this folder: close it to others "
+                           f"(chmod o-rwx {path}), or grade with --sandbox bwrap", file=path)
+    return problems
 
 
 def _grade_class(loaded: LoadedSuite, console: Console, found: Discovery, roster: Roster | None,

@@ -13,7 +13,7 @@ from rich.console import Console
 from grader.commands import EXIT_OK
 from grader.commands.output import stdout_console
 from grader.errors import UserError
-from grader.exercise import Exercise, project_root
+from grader.exercise import GIVEN_COPIES, Exercise, project_root
 from grader.judge import calibration
 from grader.judge.preflight import preflight
 from grader.report.statement import read_statement, statement_file, statement_page
@@ -112,6 +112,10 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
     suite = loaded.suite
     handout = Exercise.named(name, destination)
     _copy_tree(loaded.exercise.stubs, handout.stubs)
+    for given in suite.given:  # the grader's own copies: a student's edits never reach a grading
+        pristine = handout.fixtures / GIVEN_COPIES / given
+        pristine.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(loaded.exercise.given_file(given), pristine)
     _copy_tree(project_root() / "grader", destination / "grader")
     fixtures = handout.fixtures
     handout.expected.mkdir(parents=True)

@@ -15,7 +15,7 @@ from grader.errors import UserError
 from grader.judge.calibration import uncalibrated
 from grader.judge.grade import select_tests
 from grader.judge.testrun import Grader, TestRun, prepared_submission
-from grader.run.protocol import raised
+from grader.run.box.protocol import raised
 from grader.run.sandbox import for_reference
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite

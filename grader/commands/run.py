@@ -105,7 +105,6 @@ def main(*, exercise: str, driver: str, submission: Path | None = None, unconfin
         limits = run_limits(loaded)
         errors.print(f"[dim]confined: only the submission's code is visible, no network, at most "
                      f"{limits.memory_mb:g} MB of memory and {limits.cpu_s} s of CPU time[/]")
-        os.chmod(scratch, 0o755)  # the run's unprivileged uid reads the code below it
         ended = run_confined(code, driver, asked.args, suite.env, limits)
         if ended.stopped_by is not None:
             errors.print(f"[red]stopped:[/] {ended.stopped_by} (the limit of grader run "

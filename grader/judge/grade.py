@@ -140,7 +140,8 @@ def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> J
     cost = _cpu(run) + _cpu(rerun)
     if again.verdict is Verdict.AC:
         return Judged(Judgement(Verdict.AC, advice.forgiven(
-            suspects, judgement, blame.failing(suspects, verdicts))), rerun.outcome, cost)
+            suspects, judgement, blame.failing(suspects, verdicts)), judgement.details),
+            rerun.outcome, cost)
     return Judged(Judgement(judgement.verdict, advice.unforgiven(judgement, suspects, again),
                             judgement.details), run.outcome, cost)
 

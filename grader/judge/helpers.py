@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from grader.run.protocol import HelperCode
+from grader.run.box.protocol import HelperCode
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import SuiteError, TestSpec
 

@@ -11,7 +11,7 @@ from grader.judge.compare import allowance, matches
 from grader.judge.transcripts import readable_diff, where
 from grader.judge.verdicts import Verdict
 from grader.run import received
-from grader.run.protocol import STEP_MARKER, Raised, StepOutcome, raised
+from grader.run.box.protocol import STEP_MARKER, Raised, StepOutcome, raised
 from grader.run.watchdog import RunOutcome
 from grader.suite.normalize import normalized_lines
 from grader.suite.schema import Limits, Normalize, Step
@@ -141,9 +141,12 @@ def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
         return Judgement(Verdict.JE, outcome.worker_failure)
     killed = outcome.killed_for
     output_cap = limits.output_kb * 1024
-    if killed == "output" or (killed is None and (len(outcome.stdout) > output_cap
-                                                   or outcome.exit_code == -signal.SIGXFSZ)):
+    if killed == "output" or (killed is None and len(outcome.stdout) > output_cap):
         return Judgement(Verdict.OLE, f"wrote more than {limits.output_kb:g} kB of output")
+    if killed is None and outcome.exit_code == -signal.SIGXFSZ:  # RLIMIT_FSIZE, as the test set it
+        largest = max(limits.output_kb / 1024, limits.scratch_mb)
+        return Judgement(Verdict.OLE, f"wrote a file past the {largest:g} MB any one file may "
+                         f"hold (the larger of output_kb and scratch_mb)")
     if killed == "memory" or (killed is None and outcome.peak_mb > limits.memory_mb):
         return Judgement(Verdict.MLE, f"used more than {limits.memory_mb:g} MB of memory "
                          f"(at least {max(outcome.peak_mb, limits.memory_mb):.1f} MB)")

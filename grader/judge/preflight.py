@@ -51,8 +51,10 @@ def static_problems(loaded: LoadedSuite, tests: list[TestSpec] | None = None) ->
                 problems.error(f"{key}.transcript.driver: '{test.transcript.driver}' is not a "
                                f"given file", file=where)
             continue
-        for problem in _step_problems(test, expectations.steps_of(test, loaded), names):
-            problems.error(f"{key}: {problem}", file=where)
+        index = suite.tests.index(test)
+        for step, problem in _step_problems(test, expectations.steps_of(test, loaded), names):
+            line = loaded.line_of("tests", index, *(("steps", step) if test.steps else ()))
+            problems.error(f"{key}: {problem}", file=where, line=line)
         if test.reference_helpers and reference_available(loaded):  # a handout runs without
             try:
                 helper_code(loaded, test)
@@ -117,34 +119,95 @@ def _targets(value: object) -> list[str]:
     return []
 
 
+def _refs(value: object) -> list[str]:
+    """The `let` names referred to inside argument forms ({$ref: name})."""
+    if isinstance(value, dict):
+        found = [str(value["$ref"])] if "$ref" in value else []
+        return found + [r for item in value.values() for r in _refs(item)]
+    if isinstance(value, list):
+        return [r for item in value for r in _refs(item)]
+    return []
+
+
 def _step_problems(test: TestSpec, steps: list[Step],
-                   names: dict[str, tuple[Path, frozenset[str]]]) -> list[str]:
-    """Targets that name no module, or a name their module does not define; steps that grade a
-    function the test replaces with the reference's own (reference_helpers)."""
-    problems = []
+                   names: dict[str, tuple[Path, frozenset[str]]]) -> list[tuple[int, str]]:
+    """(step index, problem) for targets that name no module, or a name (or a class's method)
+    their module does not define, `$ref`s to no earlier `let`, and steps that grade a function the
+    test replaces with the reference's own (reference_helpers)."""
+    problems: list[tuple[int, str]] = []
     bound = {step.let for step in steps if step.let}
     graded = sorted({step.target for step in steps if step.compared} & set(test.reference_helpers))
     if graded:
-        problems.append(f"its steps call {', '.join(graded)}, which it also names in "
-                        "reference_helpers: a test grades the student's own function")
+        problems.append((0, f"its steps call {', '.join(graded)}, which it also names in "
+                         "reference_helpers: a test grades the student's own function"))
     seen: set[str] = set()
-    for step in steps:
+    made: set[str] = set()
+    for index, step in enumerate(steps):
+        for ref in _refs(step.args) + _refs(step.kwargs):
+            if ref not in made:
+                problems.append((index, f"{{$ref: {ref}}} names no earlier `let` step"))
         for target in [step.target, *_targets(step.args), *_targets(step.kwargs)]:
             if target in seen:
                 continue
             seen.add(target)
-            head, _, rest = target.partition(".")
-            if head in bound:
-                continue
-            if head not in names:
-                problems.append(f"'{target}' names no submitted or given module (modules: "
-                                f"{', '.join(sorted(names))})")
-                continue
-            path, defined = names[head]
-            attribute = rest.split(".")[0]
-            if attribute and UNKNOWABLE not in defined and attribute not in defined:
-                problems.append(f"'{target}': {path} defines no top-level '{attribute}'")
+            problem = _target_problem(target, bound, names)
+            if problem:
+                problems.append((index, problem))
+        if step.let:
+            made.add(step.let)
     return problems
+
+
+def _target_problem(target: str, bound: set[str],
+                    names: dict[str, tuple[Path, frozenset[str]]]) -> str:
+    """Why `target` (module.name[.member]) cannot be reached, or "" (a let name is not checked)."""
+    head, _, rest = target.partition(".")
+    if head in bound:
+        return ""
+    if head not in names:
+        return f"'{target}' names no submitted or given module (modules: {', '.join(sorted(names))})"
+    path, defined = names[head]
+    attribute, _, member = rest.partition(".")
+    if attribute and UNKNOWABLE not in defined and attribute not in defined:
+        return f"'{target}': {path} defines no top-level '{attribute}'"
+    member = member.split(".")[0]
+    if member and attribute:
+        members = class_members(path, attribute)
+        if UNKNOWABLE not in members and member not in members:
+            return f"'{target}': class {attribute} of {path} defines no '{member}'"
+    return ""
+
+
+def class_members(path: Path, name: str) -> frozenset[str]:
+    """What instances of the class `name` of module `path` have: methods, class-level names and
+    attributes its methods set on `self`; {UNKNOWABLE} where it could have more (a base class, a
+    `__getattr__`, not a plain class, no parse).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".py") as module:
+    ...     _ = module.write("class B:\\n    SIZE = 3\\n    def __init__(self):\\n"
+    ...                      "        self.cells = []\\n    def play(self): pass\\n")
+    ...     module.flush()
+    ...     sorted(class_members(Path(module.name), "B"))
+    ['SIZE', '__init__', 'cells', 'play']
+    """
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return frozenset({UNKNOWABLE})
+    found = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == name]
+    if len(found) != 1 or any(not (isinstance(base, ast.Name) and base.id == "object")
+                              for base in found[0].bases):
+        return frozenset({UNKNOWABLE})
+    members: set[str] = set()
+    _collect(found[0].body, members)
+    for node in ast.walk(found[0]):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name) and node.value.id == "self":
+            members.add(node.attr)
+    if members & {"__getattr__", "__getattribute__"}:
+        return frozenset({UNKNOWABLE})
+    return frozenset(members)
 
 
 def _module_names(loaded: LoadedSuite) -> dict[str, tuple[Path, frozenset[str]]]:

@@ -33,8 +33,8 @@ from grader.judge.judgement import (
 )
 from grader.judge.verdicts import Verdict
 from grader.run import received
+from grader.run.box.protocol import HelperCode, StepOutcome
 from grader.run.compiling import COMPILE_MEMORY_FLOOR_MB, CompileLimits
-from grader.run.protocol import HelperCode, StepOutcome
 from grader.run.runner import ForkServer
 from grader.run.submission import Prepared, prepare
 from grader.run.watchdog import RunOutcome
@@ -94,7 +94,6 @@ def prepared_submission(loaded: LoadedSuite, source: Path,
     """The submission laid out in a fresh scratch folder that names this process as its owner
     (removed on the way out; if this process is killed, by the next grader that starts)."""
     scratch = Path(tempfile.mkdtemp(prefix=owners.scratch_prefix(), dir=_scratch_root()))
-    scratch.chmod(0o755)
     try:
         suite = loaded.suite
         prepared = prepare(source, suite.exercise, suite.submit, suite.given, scratch / "code",
@@ -128,8 +127,7 @@ class Grader:
         self.scratch = scratch
         self.limits = limits
         self.inputs = scratch / "inputs"
-        self.inputs.mkdir(exist_ok=True)
-        self.inputs.chmod(0o711)  # tests may pass through, never list: see run_test
+        self.inputs.mkdir(mode=0o700, exist_ok=True)  # tests pass through, never list: run_test
         self.test_inputs = self.inputs
         self.sandbox = sandbox
         self.server = ForkServer(prepared.code_dir, scratch, sandbox, inputs=self.inputs,
@@ -159,7 +157,7 @@ class Grader:
         if not copy.exists():
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(origin, copy)
-            copy.chmod(0o644)
+            self.server.share_inputs(self.test_inputs)
         return copy
 
     def run_test(self, test: TestSpec, swapped: Sequence[str] = ()) -> TestRun:
@@ -178,13 +176,15 @@ class Grader:
             name, error = next(iter(self.prepared.syntax_errors.items()))
             return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error,
                                                    cause=f"{name} does not compile"))
+        if (full := self.server.disk_problem(limits)) is not None:
+            return TestRun(None, stopped=Judgement(Verdict.JE, full))
         helpers = helper_code(self.loaded, test, swapped) if swapped else []
         # Each test reads its input fixtures from a folder of its own with an unguessable name,
         # removed after it: no test reads another's inputs (a hidden test's, say, to print them
         # in a visible test's feedback), since the folder above cannot be listed.
         self.test_inputs = self.inputs / secrets.token_hex(16)
-        self.test_inputs.mkdir()
-        self.test_inputs.chmod(0o755)
+        self.test_inputs.mkdir(mode=0o700)
+        self.server.share_inputs(self.test_inputs)
         try:
             if test.transcript is not None:
                 return self._run_transcript(test, limits, helpers)

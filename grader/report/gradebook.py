@@ -6,6 +6,8 @@ keeps every attempt it finished. Student text is always a bound parameter, never
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -130,12 +132,19 @@ def _boundary_of(data: dict[str, Any]) -> str:
     return f"{sandbox}: {boundary}" if sandbox and boundary else sandbox or boundary
 
 
+def _create_closed(path: Path) -> None:
+    """A new gradebook file is the grader's alone (0600; SQLite gives its journal the same)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+
+
 class Gradebook:
     """The gradebook of one --out folder, for one exercise."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
+            _create_closed(path)
             self.connection = sqlite3.connect(path, isolation_level=None)
             self.connection.executescript(SCHEMA)
             columns = {row[1] for row in self.connection.execute("PRAGMA table_info(attempts)")}
@@ -146,7 +155,7 @@ class Gradebook:
             if "question" not in test_columns:  # gradebooks written before questions were kept
                 self.connection.execute(
                     "ALTER TABLE tests ADD COLUMN question TEXT NOT NULL DEFAULT ''")
-        except sqlite3.Error as error:
+        except (sqlite3.Error, OSError) as error:
             raise GradebookError(f"{path}: not a usable gradebook ({error})") from error
 
     @classmethod

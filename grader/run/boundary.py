@@ -1,11 +1,11 @@
 """What boundary a test actually got, read by the parent from outside, and what each level promises.
 
-The test confines itself (`confine.py`; `testprocess.confine_ahead`, then `apply_request`) and then
-waits; before it may run anything of its request, the parent reads its kernel state from /proc (not
-from anything the test says): its user ids as the kernel knows them, its capability sets,
-no_new_privs, seccomp, its namespaces against the fork server's and the grader's, and (after the
-move) its cgroups. `shortfalls` compares that with the level's `Promise`; any shortfall is the
-test's JE with the reason, and nothing of the request runs.
+The test confines itself (`box/confine.py`; `box/testprocess.confine_ahead`, then
+`apply_request`) and then waits; before it may run anything of its request, the parent reads its
+kernel state from /proc (not from anything the test says): its user ids as the kernel knows them,
+its capability sets, no_new_privs, seccomp, its namespaces against the fork server's and the
+grader's, and (after the move) its cgroups. `shortfalls` compares that with the level's `Promise`;
+any shortfall is the test's JE with the reason, and nothing of the request runs.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The parent's end of the fork server's stdout: JSON header lines, then payloads of known length.
 
 Nothing the fork server says is taken unchecked: every read has a size cap and a deadline, and
-every message is checked against `grader.run.protocol` on receipt.
+every message is checked on receipt against the shapes of the box's protocol
+(`grader.run.box.protocol`, the one module of the box the parent imports).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from grader.run import protocol
+from grader.run.box.protocol import REASON_CAP, Done, Ready, Started
 
 HEADER_CAP_BYTES = 64 * 1024
 T = TypeVar("T")
@@ -21,6 +22,10 @@ T = TypeVar("T")
 
 class ServerStartError(OSError):
     """The fork server (and so no test) could not start."""
+
+
+class ProtocolError(ValueError):
+    """A message from the fork server that does not have the shape of the protocol."""
 
 
 class ServerFault(OSError):
@@ -61,21 +66,21 @@ class Channel:
         except ValueError as error:
             raise ServerFault("the fork server sent an unreadable message") from error
 
-    def ready(self, deadline: float) -> protocol.Ready | None:
+    def ready(self, deadline: float) -> Ready | None:
         """The fork server's `ready`, or None if it did not come in time."""
         message = self.message(deadline)
-        return None if message is None else _checked(protocol.ready, message)
+        return None if message is None else _checked(ready, message)
 
-    def started(self, deadline: float) -> protocol.Started:
+    def started(self, deadline: float) -> Started:
         message = self.message(deadline)
         if message is None:
             raise ServerFault("the fork server did not start the test")
-        return _checked(protocol.started, message)
+        return _checked(started, message)
 
-    def done(self, deadline: float) -> protocol.Done | None:
+    def done(self, deadline: float) -> Done | None:
         """The test's `done`, or None if it has not come by `deadline`."""
         message = self.message(deadline)
-        return None if message is None else _checked(protocol.done, message)
+        return None if message is None else _checked(done, message)
 
     def payload(self, size: int, deadline: float) -> bytes:
         while len(self.buffer) < size:
@@ -89,5 +94,48 @@ class Channel:
 def _checked(parse: Callable[[Any], T], message: Any) -> T:
     try:
         return parse(message)
-    except protocol.ProtocolError as error:
+    except ProtocolError as error:
         raise ServerFault(f"the fork server sent a malformed message: {error}") from error
+
+
+# ---------------------------------------------------------------- each message checked on receipt
+
+
+def _field(message: dict[str, Any], key: str, kinds: tuple[type, ...], nonnegative: bool = True
+           ) -> Any:
+    value = message.get(key)
+    if type(value) not in kinds or (nonnegative and value is not None and value < 0):
+        raise ProtocolError(f"a malformed '{key}'")
+    return value
+
+
+def _event(message: Any, event: str) -> dict[str, Any]:
+    if not isinstance(message, dict) or message.get("event") != event:
+        raise ProtocolError(f"expected '{event}'")
+    return message
+
+
+def ready(message: Any) -> Ready:
+    """A `ready` message, checked."""
+    data = _event(message, "ready")
+    return Ready(event="ready", pid=_field(data, "pid", (int,)),
+                 namespaces=data.get("namespaces") is True, why=str(data.get("why", ""))[:REASON_CAP])
+
+
+def started(message: Any) -> Started:
+    """A `started` message, checked."""
+    data = _event(message, "started")
+    return Started(event="started", test=_field(data, "test", (int,)),
+                   confined=str(data.get("confined", "no confinement report"))[:REASON_CAP])
+
+
+def done(message: Any) -> Done:
+    """A `done` message, checked (`exit_code` may be negative: a signal)."""
+    data = _event(message, "done")
+    return Done(event="done", test=_field(data, "test", (int,)),
+                exit_code=_field(data, "exit_code", (int, type(None)), nonnegative=False),
+                cpu_s=float(_field(data, "cpu_s", (int, float))),
+                maxrss_kb=_field(data, "maxrss_kb", (int,)),
+                wall_s=float(_field(data, "wall_s", (int, float))),
+                result_bytes=_field(data, "result_bytes", (int,)),
+                result_truncated=_field(data, "result_truncated", (bool,)))

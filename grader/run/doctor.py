@@ -54,11 +54,9 @@ def try_level(level: Confinement) -> LevelReport:
         return LevelReport(level, False, problem)
     with tempfile.TemporaryDirectory(prefix="grader-doctor-") as folder:
         scratch = Path(folder)
-        scratch.chmod(0o755)
         code = scratch / "code"
-        code.mkdir(mode=0o755)
+        code.mkdir(mode=0o700)
         (code / "probe.py").write_text("def answer():\n    return 42\n")
-        (code / "probe.py").chmod(0o644)
         server = ForkServer(code, scratch, level)
         try:
             server.start()

@@ -5,7 +5,7 @@ a driver needs the terminal itself. So this runs the driver directly inside bubb
 fork server's view of the machine (`sandbox.bwrap_prefix`): only the submission's code, read-only;
 a private /tmp capped at the suite's scratch size; no network; its own pid and IPC namespaces;
 as root, its own unprivileged uid (as a test), no capabilities, no_new_privs and the tests' seccomp
-filter (`launch.py`); the suite's minimal environment. stdin, stdout and stderr
+filter (`box/launch.py`); the suite's minimal environment. stdin, stdout and stderr
 are the caller's, so it stays interactive. The kernel bounds it as it bounds a test: a cgroup of
 its own (as root) with the suite's largest memory limit and its process limit; `RLIMIT_AS` where
 no cgroup measures memory; `RLIMIT_CPU` and `RLIMIT_FSIZE` always.
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,13 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import UserError
-from grader.run import policy
+from grader.run import policy, private
 from grader.run.boundary import test_uid
+from grader.run.box.protocol import MINIMAL_ENV
 from grader.run.cgroup import TestCgroup
-from grader.run.protocol import MINIMAL_ENV
-from grader.run.sandbox import bwrap_prefix, bwrap_works, interpreter
+from grader.run.sandbox import bwrap_prefix, bwrap_works, copy_box, interpreter
 
-LAUNCHER_FILES = ("launch.py", "confine.py")
 RUN_CPU_S = 600  # a whole interactive session's CPU time, not a test's
 THREADS = 64  # tasks above the process limit (as for a test: `pids.max`)
 BWRAP_PROCESSES = 2  # bubblewrap's own monitor and its pid namespace's init
@@ -66,7 +64,7 @@ def driver_command(code_dir: Path, driver: str, args: list[str], python: list[st
 def confined_command(code_dir: Path, driver: str, args: list[str], env: dict[str, str],
                      limits: RunLimits, launcher: Path) -> list[str]:
     """The bubblewrap command line running the driver: the fork server's prefix, /tmp capped,
-    and inside it `launch.py` (in `launcher`, with `confine.py`), which confines the run as a test
+    and inside it `launch.py` (in `launcher`, a copy of the box), which confines the run as a test
     is confined (its own unprivileged uid as root, no capability, the seccomp filter)."""
     prefix = bwrap_prefix([code_dir, launcher], [], {**MINIMAL_ENV, **env})
     for index in range(len(prefix) - 1):
@@ -91,13 +89,10 @@ def confined_command(code_dir: Path, driver: str, args: list[str], env: dict[str
 
 
 def launcher_files(folder: Path) -> Path:
-    """Copy the launcher and the boundary's code into `folder` (read-only inside the sandbox)."""
+    """Copy the box (the launcher and the boundary's code) into `folder` (read-only inside the
+    sandbox)."""
     folder.mkdir(mode=0o755, exist_ok=True)
-    for name in LAUNCHER_FILES:
-        target = folder / name
-        shutil.copyfile(Path(__file__).with_name(name), target)
-        target.chmod(0o644)
-    return folder
+    return copy_box(folder, 0o644)
 
 
 def require_bubblewrap() -> None:
@@ -114,6 +109,7 @@ def run_confined(code_dir: Path, driver: str, args: list[str], env: dict[str, st
                  limits: RunLimits) -> Ended:
     """Run the driver inside bubblewrap on the caller's terminal; refuse if it cannot be confined."""
     require_bubblewrap()
+    private.share_tree(code_dir, test_uid(0) if os.geteuid() == 0 else None)  # the run's uid only
     launcher = launcher_files(code_dir.parent / "launcher")
     command = confined_command(code_dir, driver, args, env, limits, launcher)
     cgroup = TestCgroup.create()

@@ -1,8 +1,8 @@
 """The system calls a test may not make, and the seccomp filter that refuses them.
 
 The parent builds the filter once with libseccomp (through pyseccomp) and hands the fork server
-the compiled program; each test installs it (`confine.install_seccomp`) before its request's code
-runs. The list follows Docker's default profile and nsjail's policies, narrowed to what a Python
+the compiled program; each test installs it (`box/confine.install_seccomp`) before its request's
+code runs. The list follows Docker's default profile and nsjail's policies, narrowed to what a Python
 exercise never needs; docs/isolation.md gives the same list. Refused calls fail with EPERM (clone3
 with ENOSYS, so that the C library falls back to clone, whose flags the filter can see); a call
 from another architecture's table (32-bit `int 0x80`) kills the test.
@@ -10,8 +10,10 @@ from another architecture's table (32-bit `int 0x80`) kills the test.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
+import os
 import socket
 import tempfile
 from dataclasses import dataclass
@@ -86,6 +88,14 @@ REFUSED_CLONE = "clone with a namespace flag: new namespaces, as unshare"
 REFUSED_CLONE3 = "clone3 passes its flags in memory the filter cannot read (ENOSYS: libc uses clone)"
 REFUSED_SOCKET = "sockets other than Unix ones: no network, no netlink, no raw packets"
 REFUSED_FCNTL = "fcntl locks: a lock on a shared file is a channel between students"
+# Disk a test writes must be counted: its written pages are charged to its memory cgroup and any
+# one file is capped by RLIMIT_FSIZE. Reserved blocks and direct I/O are neither.
+REFUSED_FALLOCATE = ("blocks reserved without a page written are not charged to the test "
+                     "(glibc's posix_fallocate then writes them: counted)")
+REFUSED_DIRECT = ("writes that bypass the page cache are not charged to the test (EINVAL, as a "
+                  "file system without direct I/O answers)")
+REFUSED_OPENAT2 = "openat2 passes its flags in memory the filter cannot read (ENOSYS: libc uses openat)"
+F_SETFL = 4
 
 
 class PolicyUnavailable(RuntimeError):
@@ -136,7 +146,9 @@ def _build(seccomp: Any) -> Policy:
     rules.add_rule(refuse, "socketpair", seccomp.Arg(0, seccomp.NE, socket.AF_UNIX))
     for command in FCNTL_LOCKS.values():
         rules.add_rule(refuse, "fcntl", seccomp.Arg(1, seccomp.EQ, command))
-    known += ["clone (namespace flags)", "clone3", "socket (not AF_UNIX)", "fcntl (locks)"]
+    _refuse_uncounted_disk(seccomp, rules)
+    known += ["clone (namespace flags)", "clone3", "socket (not AF_UNIX)", "fcntl (locks)",
+              "fallocate", "O_DIRECT (open, openat, fcntl)", "openat2"]
     with tempfile.TemporaryFile() as sink:
         rules.export_bpf(sink)
         sink.seek(0)
@@ -144,4 +156,18 @@ def _build(seccomp: Any) -> Policy:
     if not program or len(program) % 8:
         raise PolicyUnavailable("libseccomp exported an empty or malformed filter")
     return Policy(program=program, refused=tuple(known))
+
+
+def _refuse_uncounted_disk(seccomp: Any, rules: Any) -> None:
+    """No disk written past the test's counting: fallocate, O_DIRECT (REFUSED_FALLOCATE, ...)."""
+    rules.add_rule(seccomp.ERRNO(errno.EOPNOTSUPP), "fallocate")
+    direct = seccomp.ERRNO(errno.EINVAL)
+    flag = os.O_DIRECT
+    with contextlib.suppress(OSError, ValueError):  # open: not in every architecture's table
+        rules.add_rule(direct, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
+    rules.add_rule(direct, "openat", seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
+    rules.add_rule(direct, "fcntl", seccomp.Arg(1, seccomp.EQ, F_SETFL),
+                   seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
+    with contextlib.suppress(OSError, ValueError):
+        rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "openat2")
 

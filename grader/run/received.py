@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, TypeAlias
 
-from grader.run.protocol import (
+from grader.run.box.protocol import (
     MESSAGE_CAP,
     ORIGIN_CAP,
     RAISES_CAP,

@@ -1,6 +1,6 @@
 """The parent side of a run: one fork server per submission, each test watched by `watchdog`.
 
-The parent is the trusted side. It starts the fork server (`worker.py`, inside bubblewrap or not),
+The parent is the trusted side. It starts the fork server (`box/worker.py`, inside bubblewrap or not),
 hands it one request per test and takes nothing it says unchecked (`channel`, `protocol`).
 """
 
@@ -19,11 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader.run import policy, procfs, shared_folders
+from grader.run import policy, private, procfs, shared_folders
 from grader.run.boundary import Boundary, namespaces_of, test_uid
-from grader.run.cgroup import SlotGroups, TestCgroup
-from grader.run.channel import Channel, ServerFault, ServerStartError
-from grader.run.protocol import (
+from grader.run.box.protocol import (
     MINIMAL_ENV,
     CallRequest,
     DriverRequest,
@@ -32,14 +30,13 @@ from grader.run.protocol import (
     RequestLimits,
     ServerConfig,
 )
-from grader.run.sandbox import bwrap_prefix, interpreter, promise
+from grader.run.cgroup import SlotGroups, TestCgroup
+from grader.run.channel import Channel, ServerFault, ServerStartError
+from grader.run.sandbox import BOX, bwrap_prefix, copy_box, interpreter, promise
 from grader.run.watchdog import ANSWER_TIMEOUT_S, BoundaryShort, RunOutcome, Test
 from grader.sandboxes import Confinement
 from grader.suite.schema import Limits
 
-# the fork server's code
-WORKER_FILES = ("worker.py", "testprocess.py", "protocol.py", "confine.py", "counting.py",
-                "swap.py")
 START_TIMEOUT_S = 30.0
 _slots = itertools.count()  # each fork server of this process gets its own tests' uid
 
@@ -75,8 +72,12 @@ class ForkServer:
 
     def start(self) -> None:
         shutil.rmtree(self.io_dir, ignore_errors=True)
-        self.io_dir.mkdir()
-        self.io_dir.chmod(0o711)  # a test without namespaces reaches its own folder, lists none
+        self.io_dir.mkdir(mode=0o700)
+        try:
+            self.open_to_tests()
+        except OSError as error:
+            raise ServerStartError(f"the scratch folder could not be opened to the tests' uid "
+                                   f"alone ({error.strerror or error})") from error
         if self.spare_cgroup is None:
             self.spare_cgroup = TestCgroup.create(self.slot)
         measured = self.spare_cgroup is not None and self.spare_cgroup.measures >= {"cpu", "memory"}
@@ -93,15 +94,14 @@ class ForkServer:
                                      *inputs])
         if self.sandbox == "bwrap":
             worker_dir = self.scratch / "worker"
-            worker_dir.mkdir(exist_ok=True)
-            for name in WORKER_FILES:
-                shutil.copyfile(Path(__file__).with_name(name), worker_dir / name)
+            worker_dir.mkdir(mode=0o700, exist_ok=True)
+            copy_box(worker_dir)
             read_only = [self.code_dir, worker_dir, *([self.inputs] if self.inputs else [])]
             prefix = bwrap_prefix(read_only, [self.io_dir], self.env)
             command = [*prefix, interpreter(), "-I", "-S", str(worker_dir / "worker.py"),
                        json.dumps(config)]
         else:
-            command = [sys.executable, "-I", "-S", str(Path(__file__).with_name("worker.py")),
+            command = [sys.executable, "-I", "-S", str(BOX / "worker.py"),
                        json.dumps(config)]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, cwd=self.scratch,
@@ -123,6 +123,19 @@ class ForkServer:
             raise ServerStartError("the fork server could not be moved into its own cgroups")
         self.outside_namespaces = namespaces_of(self.server_pid)
         self.server_rss_kb = procfs.status_kb(self.server_pid, b"VmRSS:")  # tests share its pages
+
+    def open_to_tests(self) -> None:
+        """Let this server's tests (and nobody else: `private`) pass the scratch to their code,
+        their inputs and the I/O folder (a test without namespaces reaches its own folder there)."""
+        group = self.test_uid
+        private.share_tree(self.code_dir, group)
+        for folder in (self.io_dir, *([self.inputs] if self.inputs else [])):
+            private.share(folder, group, private.PASSABLE)
+        private.share(self.scratch, group, private.PASSABLE)
+
+    def share_inputs(self, path: Path) -> None:
+        """One test's input folder or file, readable by the tests and nobody else."""
+        private.share_tree(path, self.test_uid)
 
     def _find_server(self) -> int:
         """The fork server's pid here: under bubblewrap, below bwrap and its namespace's init."""
@@ -231,7 +244,51 @@ class ForkServer:
         except (ServerFault, OSError) as error:
             outcome.worker_failure = f"the grader's fork server failed during this test ({error})"
             self.stop()
+        self._blame_the_disk(outcome, limits)
         return outcome
+
+    def disk_problem(self, limits: Limits) -> str | None:
+        """Why the grader's disk (its I/O folder's file system: the tests' stdout and stderr,
+        and without namespaces their working folders) cannot hold what a test may write."""
+        needed = 2 * int(limits.output_kb * 1024)
+        if not self.namespaces:
+            needed += int(limits.scratch_mb * 1024 * 1024)
+        try:
+            found = os.statvfs(self.io_dir)
+        except OSError as error:
+            return f"the grader's I/O folder cannot be read ({error.strerror})"
+        free = found.f_bavail * found.f_frsize  # what an unprivileged writer may still use
+        if free >= needed:
+            return None
+        return (f"the grader's disk {mount_point(self.io_dir)} is full: {free // 1024} kB free, "
+                f"a test may write {needed // 1024} kB (output and scratch); free space there and "
+                f"grade again")
+
+    def _blame_the_disk(self, outcome: RunOutcome, limits: Limits) -> None:
+        """A test that could not write its output for lack of space (it says so, or the disk is
+        full now and no limit of its own stopped it) is the grader's failure, not a WA."""
+        lost = outcome.result.pop("output_lost", None) if isinstance(outcome.result, dict) else None
+        if outcome.worker_failure is not None:
+            return
+        full = self.disk_problem(limits)
+        if lost is not None:
+            outcome.worker_failure = full or (f"the grader's disk {mount_point(self.io_dir)} "
+                                              f"refused the test's output ({lost})")
+        elif full is not None and outcome.killed_for is None:
+            outcome.worker_failure = full
+
+
+def mount_point(path: Path) -> Path:
+    """The folder `path`'s file system is mounted on (`path` itself if that cannot be told)."""
+    try:
+        device = path.stat().st_dev
+        for parent in path.parents:
+            if parent.stat().st_dev != device:
+                return path
+            path = parent
+    except OSError:
+        pass
+    return path
 
 
 def _wire(limits: Limits) -> RequestLimits:

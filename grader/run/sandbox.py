@@ -76,6 +76,19 @@ def exposed(paths: list[Path]) -> list[Path]:
     return found
 
 
+def enterable(folders: list[Path]) -> list[Path]:
+    """Those of `folders` that a stranger could enter (it and every folder above it open to
+    others: o+x), and so read whatever below them is open to others, by name, unlisted."""
+    found = []
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        resolved = folder.resolve()
+        if all(part.stat().st_mode & 0o001 for part in [*resolved.parents, resolved]):
+            found.append(folder)
+    return found
+
+
 def container_works() -> str | None:
     """None when the `container` level can run here, else why not."""
     if os.geteuid() != 0:
@@ -151,6 +164,20 @@ def system_binds() -> list[str]:
     return args
 
 
+BOX = Path(__file__).with_name("box")  # the fork-server side: grader/run/box/__init__.py
+
+
+def copy_box(folder: Path, mode: int | None = None) -> Path:
+    """`folder` holding every module of the box (`BOX/*.py`, nothing else), each `mode` if given:
+    what the sandbox sees of the grader's code."""
+    for module in sorted(BOX.glob("*.py")):
+        target = folder / module.name
+        shutil.copyfile(module, target)
+        if mode is not None:
+            target.chmod(mode)
+    return folder
+
+
 def interpreter() -> str:
     """The base interpreter (not the grader's virtual environment, which stays outside)."""
     return str(Path(sys.executable).resolve())
@@ -161,7 +188,7 @@ def bwrap_prefix(read_only: list[Path], writable: list[Path], env: dict[str, str
 
     No network, a private PID namespace and /proc, a read-only system, nothing of the grader,
     the reference, the suites or the fixtures; `writable` (the server's I/O folder) is the only
-    place that can be written, and each test covers it again (grader/run/confine.py). The
+    place that can be written, and each test covers it again (grader/run/box/confine.py). The
     environment is exactly `env`. Paths keep their names inside, so nothing needs translating.
     As root, bubblewrap makes no user namespace: the fork server keeps the few capabilities it
     needs to switch each test to its own unprivileged uid (a user namespace would map every

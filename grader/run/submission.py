@@ -207,8 +207,8 @@ def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
     prepared.syntax_errors = compiled.errors
     prepared.compile_problem = compiled.problem
     for path in destination.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    destination.chmod(0o755)
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    destination.chmod(0o700)  # the grader's: its fork server opens it to its tests alone
     return prepared
 
 

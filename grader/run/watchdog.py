@@ -19,9 +19,9 @@ from typing import Any, Literal, Protocol, TypeAlias
 from grader.run import boundary, procfs
 from grader.run.asleep import SleepWatch
 from grader.run.boundary import Boundary, Promise
+from grader.run.box.protocol import GO, RESULT_CAP_BYTES, Done, Request
 from grader.run.cgroup import SlotGroups, TestCgroup
 from grader.run.channel import Channel, ServerFault
-from grader.run.protocol import GO, RESULT_CAP_BYTES, Done, Request
 from grader.run.received import decode_result
 from grader.suite.schema import Limits
 

@@ -19,6 +19,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.views.decorators.csrf import csrf_exempt
 
+from grader.inert import inert_name
+from grader.report.grades import LMS_FORMATS
 from grader.service import jobs
 from grader.service.course import Course
 from grader.service.models import Submission
@@ -157,7 +159,7 @@ def submission(request: HttpRequest, ident: str) -> HttpResponse:
 
 @methods("GET", "HEAD")
 def grades(request: HttpRequest, name: str) -> HttpResponse:
-    from grader.service.classes import grades_csv
+    from grader.service.classes import grades_csv, lms_grades_csv
 
     user = caller(request)
     if user is None:
@@ -167,6 +169,13 @@ def grades(request: HttpRequest, name: str) -> HttpResponse:
     assignment = course().assignment(name)
     if assignment is None:
         return error(f"no assignment named '{name[:64]}'", 404)
-    response = HttpResponse(grades_csv(course(), assignment), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{assignment.name}-grades.csv"'
+    lms = request.GET.get("format", "")
+    if lms and lms not in LMS_FORMATS:
+        return error(f"no format '{inert_name(lms)[:32]}': format={' or format='.join(LMS_FORMATS)}"
+                     f", or none for the grader's own columns", 400)
+    text = lms_grades_csv(course(), assignment, lms) if lms else grades_csv(course(), assignment)
+    response = HttpResponse(text, content_type="text/csv")
+    suffix = f"-{lms}" if lms else ""
+    response["Content-Disposition"] = \
+        f'attachment; filename="{assignment.name}-grades{suffix}.csv"'
     return response

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import User
 
 from grader.inert import csv_cell
-from grader.report.grades import number
+from grader.report.grades import LmsGrade, lms_csv, number
 from grader.service.course import Assignment, Course
 from grader.service.jobs import now
 from grader.service.models import Submission
@@ -90,6 +90,18 @@ def test_names(course: Course, assignment: Assignment) -> list[str]:
         return []
 
 
+def suite_points(course: Course, assignment: Assignment) -> float:
+    """The most an assignment's suite gives (0 while its suite cannot be loaded)."""
+    from grader.errors import UserError
+    from grader.service.course import suite_of
+    from grader.suite.load import load_suite
+
+    try:
+        return load_suite(suite_of(course, assignment)).suite.total_points
+    except UserError:
+        return 0.0
+
+
 def grades_csv(course: Course, assignment: Assignment) -> str:
     """login, name, status, attempts, late minutes, score, max, penalty, final score, each test."""
     tests = test_names(course, assignment)
@@ -106,3 +118,19 @@ def grades_csv(course: Course, assignment: Assignment) -> str:
                          shown(row.penalty), shown(row.final_score) if row.counted_id else "0",
                          *(shown(row.points.get(name)) for name in tests)])
     return buffer.getvalue()
+
+
+def lms_grades_csv(course: Course, assignment: Assignment, lms: str) -> str:
+    """The class's final scores (late penalty included; the submission each student is told
+    counts; 0 for none) as `lms` (canvas, moodle) imports them, login, name and email from the
+    roster, the maximum from the suite's grading."""
+    rows = class_rows(course, assignment)
+    graded = [row.max_score for row in rows if row.max_score is not None]
+    max_score = max(graded) if graded else suite_points(course, assignment)
+    grades = []
+    for row in rows:
+        person = course.people.get(row.login)
+        grades.append(LmsGrade(login=row.login, name=row.name,
+                               email=person.email if person is not None else "",
+                               score=(row.final_score or 0.0) if row.counted_id else 0.0))
+    return lms_csv(lms, assignment.name, max_score, grades)

@@ -7,11 +7,13 @@ here needs the web framework: the service's settings are built from a `Course`.
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     AwareDatetime,
@@ -24,7 +26,7 @@ from pydantic import (
 )
 
 from grader.errors import UserError
-from grader.inert import inert_text
+from grader.inert import inert_name, inert_text
 from grader.report.roster import read_table
 from grader.suite.load import line_of, located_message, read_yaml_file
 from grader.suite.schema import LocatedError
@@ -147,12 +149,57 @@ class Assignment(Strict):
         return "no late submissions: closed at the due date"
 
 
+PUBLIC_URL_ENV = "GRADER_PUBLIC_URL"  # overrides the course file's public_url
+HOST_PATTERN = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}"
+                          r"[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$")
+
+
+def public_origin(url: str) -> str:
+    """The origin (`https://host[:port]`, lower case, no trailing /) of the address students
+    use; a ValueError saying what is wrong with anything else.
+
+    >>> public_origin("https://Grader.Example.edu/")
+    'https://grader.example.edu'
+    >>> public_origin("ftp://grader.example.edu")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'ftp://grader.example.edu' is not an origin like https://grader.example.edu (http:// or https://)
+    """
+    shown = inert_name(url)[:200]
+    like = f"'{shown}' is not an origin like https://grader.example.edu"
+    if any(character.isspace() or not character.isprintable() for character in url.strip()):
+        raise ValueError(f"{like} (no spaces or control characters)")
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as error:
+        raise ValueError(f"{like} ({error})") from None
+    if parts.scheme.lower() not in {"http", "https"}:
+        raise ValueError(f"{like} (http:// or https://)")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"{like} (no user or password)")
+    if parts.path not in {"", "/"} or parts.query or parts.fragment or "?" in url or "#" in url:
+        raise ValueError(f"{like} (no path, query or fragment: the service is served at /)")
+    host = (parts.hostname or "").lower()
+    if parts.netloc.startswith("[") or ":" in host:
+        host = f"[{host}]"
+    if not HOST_PATTERN.match(host):
+        raise ValueError(f"{like} (no host name)" if not host else f"{like} (a bad host name)")
+    return f"{parts.scheme.lower()}://{host}{'' if port is None else f':{port}'}"
+
+
 class CourseSpec(Strict):
     title: str
+    public_url: str | None = None
     database: str | None = None
     roster: str
     instructors: list[str] = Field(default_factory=list)
     assignments: list[Assignment]
+
+    @field_validator("public_url")
+    @classmethod
+    def _an_origin(cls, url: str | None) -> str | None:
+        return None if url is None else public_origin(url)
 
     @model_validator(mode="after")
     def _unique_names(self) -> CourseSpec:
@@ -179,6 +226,7 @@ class Course:
     spec: CourseSpec
     path: Path
     people: dict[str, Person] = field(default_factory=dict)
+    public_url: str | None = None  # the origin students use: $GRADER_PUBLIC_URL or public_url
 
     @property
     def folder(self) -> Path:
@@ -236,7 +284,7 @@ def load_course(path: Path, check_suites: bool = True) -> Course:
         spec = CourseSpec.model_validate(data)
     except ValidationError as error:
         raise CourseError(located_message(path, node, error)) from error
-    course = Course(spec=spec, path=path.resolve())
+    course = Course(spec=spec, path=path.resolve(), public_url=public_url_for(path, spec))
     roster_path = course.folder / spec.roster
     course.people = read_people(roster_path, set(spec.instructors))
     for index, login in enumerate(spec.instructors):
@@ -251,6 +299,18 @@ def load_course(path: Path, check_suites: bool = True) -> Course:
                 line = line_of(node, ("assignments", index, "exercise"))
                 raise CourseError(f"{path}:{line}: assignments.{index}.exercise: {problem}")
     return course
+
+
+def public_url_for(path: Path, spec: CourseSpec) -> str | None:
+    """The origin students use: $GRADER_PUBLIC_URL when set (not empty), else the course
+    file's public_url (None: no TLS proxy, or none said)."""
+    override = os.environ.get(PUBLIC_URL_ENV, "").strip()
+    if not override:
+        return spec.public_url
+    try:
+        return public_origin(override)
+    except ValueError as error:
+        raise CourseError(f"{path}: {PUBLIC_URL_ENV} (overrides public_url): {error}") from None
 
 
 def read_people(path: Path, instructors: set[str]) -> dict[str, Person]:

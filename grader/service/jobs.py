@@ -16,13 +16,14 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 
 from grader.errors import UserError
-from grader.service.course import Assignment, Course, late_minutes
+from grader.service.course import Assignment, Course, late_minutes, suite_of
 from grader.service.models import ERROR, GRADED, QUEUED, RUNNING, Submission
 from grader.service.policy import due_for, refusal
-from grader.service.storage import bundle, store_blob
+from grader.service.storage import UploadError, bundle, file_names_problem, store_blob
+from grader.suite.load import load_suite
 
 MAX_TRIES = 3  # a job whose worker died this many times is an error, not tried forever
 FAIR_WINDOW = 1000  # queued jobs looked at when choosing whose turn it is
@@ -53,6 +54,7 @@ def accept(course: Course, user: User, assignment: Assignment,
             user=user, assignment=assignment.name).count() >= assignment.attempts:
         raise Refused(f"no attempt left: {assignment.name} allows {assignment.attempts}", 429)
     data, names = bundle(files)
+    check_file_names(course, assignment, files, names)
     sha = store_blob(course.state, data)
     for _ in range(5):
         try:
@@ -70,10 +72,41 @@ def accept(course: Course, user: User, assignment: Assignment,
     raise Refused("too many submissions at once; try again", 503)
 
 
+FIRST_GRADING = 1  # a submission's generation before any regrade: a student is waiting for it
+
+
+def check_file_names(course: Course, assignment: Assignment, files: list[tuple[str, bytes]],
+                     names: list[str]) -> None:
+    """An UploadError (400, one line naming the expected files) when the upload lacks a file the
+    assignment's suite lists under `submit:`, or sends a plain file it does not take: refused
+    before it costs an attempt (`Grid.py` for `grid.py` once was graded 0)."""
+    try:
+        loaded = load_suite(suite_of(course, assignment)).suite
+    except UserError:
+        return  # a suite broken since the service started: the grading says so
+    archive = len(files) == 1 and files[0][0].lower().endswith(".zip")
+    problem = file_names_problem(assignment.name, list(loaded.submit), list(loaded.given),
+                                 names, archive)
+    if problem is not None:
+        raise UploadError(problem)
+
+
 def claim(worker: str) -> Submission | None:
-    """The next queued job, now running on `worker` (None when there is none): students take
-    turns, so one student's many submissions never hold up another's (`fair_order`)."""
-    waiting = list(Submission.objects.filter(status=QUEUED).order_by("submitted_at")
+    """The next queued job, now running on `worker` (None when there is none). Students'
+    uploads, graded for the first time, come before every regrade (an instructor's regrade of a
+    whole class must not keep a student waiting); within each, students take turns, so one
+    student's many submissions never hold up another's (`fair_order`)."""
+    queued = Submission.objects.filter(status=QUEUED)
+    for waiting_kind in (queued.filter(generation=FIRST_GRADING),
+                         queued.filter(generation__gt=FIRST_GRADING)):
+        claimed = _claim_fairly(worker, waiting_kind)
+        if claimed is not None:
+            return claimed
+    return None
+
+
+def _claim_fairly(worker: str, waiting_kind: QuerySet[Submission]) -> Submission | None:
+    waiting = list(waiting_kind.order_by("submitted_at")
                    .values_list("pk", "user_id", "submitted_at")[:FAIR_WINDOW])
     if not waiting:
         return None

@@ -19,6 +19,7 @@ from grader.service.course import Course
 from grader.service.setup import MAX_UPLOAD_BYTES
 
 SUPERVISE_EVERY_S = 0.5
+LOOPBACK_ADDRESSES = {"127.0.0.1", "localhost", "::1"}
 STOP_GRACE_S = 10.0
 
 
@@ -140,8 +141,14 @@ def serve(course: Course, host: str, port: int, workers: int, sandbox: str | Non
     pool.start()
     address = f"http://{host}:{server.effective_port}/"
     where = f" dispatching to the Dask scheduler at {scheduler}" if scheduler else ""
-    print(f"serving {course.spec.title} on {address} with {workers} worker(s){where}; "
+    public = f" (public: {course.public_url})" if course.public_url else ""
+    print(f"serving {course.spec.title} on {address}{public} with {workers} worker(s){where}; "
           f"{requeued} job(s) from before queued again", flush=True)
+    if course.public_url and course.public_url.startswith("https:") and \
+            host not in LOOPBACK_ADDRESSES:
+        print(f"warning: --host {host} is not a loopback address: a client reaching the service "
+              f"directly, not through the TLS proxy, could claim TLS with X-Forwarded-Proto",
+              file=sys.stderr, flush=True)
     try:
         server.run()  # until SIGINT or SIGTERM (KeyboardInterrupt, for the CLI's exit status)
     finally:

@@ -116,6 +116,41 @@ def keep_private(course: Course) -> None:
             companion.chmod(0o600)
 
 
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]  # `grader submit` and checks on the machine
+
+
+def public_settings(public_url: str | None) -> dict[str, Any]:
+    """Django's settings that follow from the origin students use (`public_url`, or
+    $GRADER_PUBLIC_URL): its forms trusted from that origin (CSRF), the host names answered,
+    and behind a TLS proxy (https) cookies sent over TLS only and a request the proxy marks
+    `X-Forwarded-Proto: https` taken as secure. The proxy must set that header itself (nginx:
+    `proxy_set_header X-Forwarded-Proto $scheme`, which replaces a client's) and the service
+    listen on loopback only, or a client could claim TLS it does not have.
+
+    >>> public_settings(None)["ALLOWED_HOSTS"]
+    ['*']
+    >>> secure = public_settings("https://grader.example.edu")
+    >>> secure["CSRF_TRUSTED_ORIGINS"], secure["SESSION_COOKIE_SECURE"], secure["ALLOWED_HOSTS"][0]
+    (['https://grader.example.edu'], True, 'grader.example.edu')
+    >>> secure["SECURE_PROXY_SSL_HEADER"]
+    ('HTTP_X_FORWARDED_PROTO', 'https')
+    """
+    if public_url is None:
+        return {"ALLOWED_HOSTS": ["*"]}
+    url = urlsplit(public_url)
+    host = url.netloc.rsplit(":", 1)[0] if url.port is not None else url.netloc
+    tls = url.scheme == "https"
+    chosen: dict[str, Any] = {
+        "ALLOWED_HOSTS": [host, *(name for name in LOOPBACK_HOSTS if name != host)],
+        "CSRF_TRUSTED_ORIGINS": [public_url],
+        "SESSION_COOKIE_SECURE": tls,
+        "CSRF_COOKIE_SECURE": tls,
+    }
+    if tls:
+        chosen["SECURE_PROXY_SSL_HEADER"] = ("HTTP_X_FORWARDED_PROTO", "https")
+    return chosen
+
+
 def configure(course: Course, debug: bool = False) -> None:
     """Configure Django for `course` (once per process) and migrate its database."""
     import django
@@ -127,7 +162,7 @@ def configure(course: Course, debug: bool = False) -> None:
     settings.configure(
         DEBUG=debug,
         SECRET_KEY=secret_key(course.state),
-        ALLOWED_HOSTS=["*"],
+        **public_settings(course.public_url),
         DATABASES={"default": database(course)},
         INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth",
                         "django.contrib.sessions", "grader.service"],

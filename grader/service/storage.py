@@ -8,7 +8,7 @@ import os
 import re
 import tempfile
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from grader.errors import UserError
 from grader.inert import inert_name, inert_text
@@ -59,6 +59,47 @@ def bundle(files: list[tuple[str, bytes]]) -> tuple[bytes, list[str]]:
         for name, data in sorted(files):
             archive.writestr(zipfile.ZipInfo(name, FIXED_TIME), data)
     return buffer.getvalue(), sorted(names)
+
+
+def file_names_problem(assignment: str, expected: list[str], given: list[str],
+                       uploaded: list[str], archive: bool) -> str | None:
+    """What is wrong with the names of an upload to `assignment`, whose suite's `submit:` list
+    is `expected` (and `given:` the files it provides itself), in one line; None when nothing.
+
+    A file of `expected` must be there as grading finds it (at the top, or in exactly one
+    folder of a .zip); plain files must each be one of `expected` (or `given`); a .zip may hold
+    more. Names are case-sensitive (as on the graders' machines): a case-different name is
+    pointed out.
+
+    >>> print(file_names_problem("a1", ["grid.py"], [], ["Grid.py"], archive=False))
+    Grid.py is not a file of a1, which expects grid.py (names are case-sensitive: grid.py, not Grid.py)
+    >>> file_names_problem("a1", ["grid.py"], [], ["src/grid.py", "notes.txt"], archive=True)
+    """
+    wanted = ", ".join(expected)
+    for name in uploaded if not archive else []:
+        if name not in expected and name not in given:
+            return f"{name} is not a file of {assignment}, which expects {wanted}" + \
+                _case_hint(name, expected)
+    missing = []
+    for name in expected:
+        found = [one for one in uploaded if PurePosixPath(one).name == name]
+        if name not in uploaded and len(found) > 1:
+            return (f"{name} is in more than one folder of the .zip ({', '.join(found[:3])}): "
+                    f"{assignment} expects {wanted}, each once")
+        if not found:
+            missing.append(name)
+    if not missing:
+        return None
+    listed = ", ".join(missing)
+    where = "the .zip" if archive else "the upload"
+    hints = "".join(_case_hint(PurePosixPath(one).name, missing) for one in uploaded
+                    if PurePosixPath(one).name not in expected)[:300]
+    return f"{listed} missing from {where}: {assignment} expects {wanted}{hints}"
+
+
+def _case_hint(name: str, expected: list[str]) -> str:
+    same = [one for one in expected if one.lower() == name.lower() and one != name]
+    return f" (names are case-sensitive: {same[0]}, not {name})" if same else ""
 
 
 def blob_path(state: Path, sha: str) -> Path:

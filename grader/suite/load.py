@@ -20,10 +20,15 @@ YamlLoader: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = getattr(yaml, "CSaf
 class LoadedSuite:
     """A validated suite together with where it came from."""
 
-    def __init__(self, suite: Suite, path: Path) -> None:
+    def __init__(self, suite: Suite, path: Path, node: yaml.Node | None = None) -> None:
         self.suite = suite
         self.path = path
         self.exercise = Exercise(suite.exercise, project_root(), path)
+        self.node = node  # the suite file's YAML nodes, for the line of a key
+
+    def line_of(self, *loc: int | str) -> int | None:
+        """The line of the suite file holding the key at `loc` (or its nearest parent)."""
+        return _line_of(self.node, loc)
 
     @property
     def name(self) -> str:
@@ -138,7 +143,7 @@ def parse_suite(path: Path) -> LoadedSuite:
         suite = Suite.model_validate(data)
     except ValidationError as error:
         raise SuiteError(located_message(path, node, error)) from error
-    return LoadedSuite(suite, path)
+    return LoadedSuite(suite, path, node)
 
 
 def load_suite(exercise_or_path: str) -> LoadedSuite:

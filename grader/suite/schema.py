@@ -354,14 +354,14 @@ class Suite(Strict):
 
     @model_validator(mode="after")
     def _unique_names(self) -> Suite:
-        seen: set[str] = set()
-        for test in self.tests:
+        seen: dict[str, int] = {}
+        for index, test in enumerate(self.tests):
             if test.name in seen:
-                raise ValueError(f"two tests are named '{test.name}'")
-            seen.add(test.name)
-        overlap = set(self.submit) & set(self.given)
-        if overlap:
-            raise ValueError(f"files both submitted and given: {sorted(overlap)}")
+                raise LocatedError(("tests", index, "name"), f"two tests are named '{test.name}' "
+                                   f"(the first is tests.{seen[test.name]})")
+            seen[test.name] = index
+        if overlap := set(self.submit) & set(self.given):
+            raise LocatedError(("given",), f"files both submitted and given: {sorted(overlap)}")
         return self
 
     @model_validator(mode="after")

@@ -77,19 +77,23 @@ def test_statuses_say_why_a_score_is_zero(toy_class: Path, tmp_path: Path) -> No
         "hal": ["not-submitted-files", "0"]}
 
 
-def test_every_format_per_student_readable_by_others(toy_class: Path, tmp_path: Path) -> None:
+def test_every_format_per_student_is_the_graders_alone(toy_class: Path, tmp_path: Path) -> None:
+    """Issue 29: whatever the umask, what the batch writes is closed to others (docs/isolation.md,
+    "What the grader writes"): instructor feedback holds hidden cases and expected values."""
     out = tmp_path / "out"
     os.umask(0o022)
     assert grade_class(toy_class, out) == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
     for student in ("ada", "bob"):
+        assert stat.S_IMODE((out / student).stat().st_mode) == 0o700
         for name in ("results.json", "junit.xml", "feedback.html", "feedback-instructor.html"):
             mode = stat.S_IMODE((out / student / name).stat().st_mode)
-            assert mode == 0o644, (student, name, oct(mode))
+            assert mode == 0o600, (student, name, oct(mode))
     data = json.loads((out / "bob" / "results.json").read_text())
     assert set(data["extra_data"]) >= {"exercise", "suite_fingerprint", "expectations_fingerprint",
                                        "submission_hash", "grader_version", "status", "student"}
     for name in ("grades.csv", "summary.html", "gradebook.sqlite"):
-        assert stat.S_IMODE((out / name).stat().st_mode) == 0o644
+        assert stat.S_IMODE((out / name).stat().st_mode) == 0o600
 
 
 def test_results_and_junit_flags_are_refused_with_batch(toy_class: Path, tmp_path: Path,

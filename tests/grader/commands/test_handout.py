@@ -31,7 +31,10 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
     make_handout(loaded, handout)
     files = {p.relative_to(handout).as_posix() for p in handout.rglob("*") if p.is_file()}
     assert not any(f.startswith("reference/") for f in files)
-    assert not any(f.startswith("fixtures/") and f.endswith(".py") for f in files), "a generator"
+    given = {f"fixtures/{exercise}/given/{name}" for name in loaded.suite.given}
+    assert given <= files  # the grader's own copies of the given files
+    assert not any(f.startswith("fixtures/") and f.endswith(".py") and f not in given
+                   for f in files), "a generator"
     assert not any("/mutants/" in f for f in files)
     suite = yaml.safe_load((handout / "fixtures" / exercise / "suite.yaml").read_text())
     shipped = {test["name"] for test in suite["tests"]}
@@ -80,6 +83,11 @@ def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:
     solved = subprocess.run(check, cwd=handout, env=_env_without_root(), capture_output=True,
                             text=True, timeout=300)
     assert "Score: 17 / 17" in solved.stdout, solved.stdout + solved.stderr
+    driver = handout / "exercises" / "bitgrid" / "play.py"
+    driver.write_text("print('my own driver')\n")  # the README says the grader keeps its own
+    edited = subprocess.run(check, cwd=handout, env=_env_without_root(), capture_output=True,
+                            text=True, timeout=300)
+    assert "Score: 17 / 17" in edited.stdout, edited.stdout + edited.stderr
     tests = subprocess.run([sys.executable, "-m", "pytest", "exercises/bitgrid", "-q"],
                            cwd=handout, env=_env_without_root(), capture_output=True, text=True,
                            timeout=300)

@@ -16,8 +16,8 @@ from grader.judge.grade import grade
 from grader.judge.helpers import helper_code
 from grader.judge.verdicts import Verdict
 from grader.report.reports import results_json
-from grader.run.protocol import HelperCode
-from grader.run.swap import install_helpers
+from grader.run.box.protocol import HelperCode
+from grader.run.box.swap import install_helpers
 from grader.suite.load import load_suite
 from grader.suite.schema import Suite
 from tests.conftest import Build

@@ -12,8 +12,8 @@ import pytest
 from pydantic import ValidationError
 
 from grader.judge.verdicts import Verdict
+from grader.run.box.counting import CountingTurnedOff, ensure_one_thread, recursive_calls
 from grader.run.cgroup import hierarchies
-from grader.run.counting import CountingTurnedOff, ensure_one_thread, recursive_calls
 from grader.suite.schema import Step
 from tests.conftest import Build
 

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from grader.run import received
-from grader.run.protocol import MESSAGE_CAP, ORIGIN_CAP, RAISES_CAP, TRACEBACK_CAP, raised
+from grader.run.box.protocol import MESSAGE_CAP, ORIGIN_CAP, RAISES_CAP, TRACEBACK_CAP, raised
 
 
 def _raised(**fields: Any) -> dict[str, Any]:

@@ -22,17 +22,22 @@ if CHROMIUM is None or DRIVER is None:
                 "`make` installs them where it can)", allow_module_level=True)
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
+def start_chromium(profile: Path, *flags: str) -> Any:
+    """Headless Chromium under chromedriver, its profile in `profile`, with `flags` added."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service as DriverService
 
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 f"--user-data-dir={tmp_path / 'profile'}"):
+                 f"--user-data-dir={profile}", *flags):
         options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=DriverService(str(DRIVER)))
+    return webdriver.Chrome(options=options, service=DriverService(str(DRIVER)))
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    driver = start_chromium(tmp_path / "profile")
     try:
         yield driver
     finally:

@@ -80,13 +80,19 @@ def test_a_zip_member_outside_the_archive_is_400(service: Service, keys: dict[st
 
 def test_path_tricks_in_file_names_never_leave_the_submission(
         service: Service, keys: dict[str, str], course_file: Path) -> None:
-    """The multipart parser keeps the last component only; what is stored is that plain name."""
+    """The multipart parser keeps the last component only; what is stored is that plain name
+    (one the assignment does not expect is refused, before anything is stored)."""
     for trick in ("../../escaped.py", "/tmp/escaped.py", "..\\..\\escaped.py"):
+        reply = service.post("open", [(trick, b"x = 1\n")], keys["dave"])
+        assert reply.status_code == 400, (trick, reply.text)
+        assert reply.json()["error"].startswith("escaped.py is not a file of open")
+    for trick in ("../../grid.py", "/tmp/grid.py", "..\\..\\grid.py"):
         reply = service.post("open", [(trick, b"x = 1\n")], keys["dave"])
         assert reply.status_code == 202, (trick, reply.text)
         data = service.wait(reply.json()["id"], keys["dave"])
         assert data["status"] == "graded"
     assert not list(course_file.parent.parent.rglob("escaped.py"))
+    assert not list(course_file.parent.parent.rglob("grid.py"))  # stored zipped, by its hash
     for bad in ("..", ".hidden.py", "a b.py", "grid.py;rm -rf"):
         reply = service.post("open", [(bad, b"x = 1\n")], keys["dave"])
         assert reply.status_code == 400, (bad, reply.text)

@@ -46,7 +46,7 @@ BROKEN = {
     "bad-regex": (VALID.replace("submit", "normalize: {mask: ['(']}\nsubmit"),
                   "normalize.mask"),
     "duplicate-test": (VALID + "  - name: answer\n    call: toy.answer\n    cases: [[2]]\n",
-                       "two tests are named 'answer'"),
+                       ":7: tests.1.name: two tests are named 'answer' (the first is tests.0)"),
     "helper-is-the-test": (VALID + "    reference_helpers: {toy.answer: answer}\n",
                            ":7: tests.0.reference_helpers.toy.answer: 'toy.answer' is the function "
                            "this test grades"),
@@ -143,7 +143,36 @@ def test_verify_catches_a_suite_naming_what_does_not_exist(
     _toy_project(project, tests)
     assert main(["verify", "toy", "--sandbox", "process"]) == 4
     err = capsys.readouterr().err
-    assert f"error: {project / 'fixtures' / 'toy' / 'suite.yaml'}: " in err and expected in err, err
+    assert f"error: {project / 'fixtures' / 'toy' / 'suite.yaml'}" in err and expected in err, err
+
+
+CLASS_REFERENCE = """\
+class Board:
+    SIZE = 3
+
+    def __init__(self):
+        self.cells = [0] * 9
+
+    def play(self, cell):
+        self.cells[cell] = 1
+        return True
+"""
+
+
+@pytest.mark.parametrize(("steps", "expected"), [
+    ("      - {call: toy.Board, let: b}\n      - {call: b.play, args: [0]}\n"
+     "      - {call: toy.Board.plya, args: [{$ref: b}, 1]}\n",
+     "suite.yaml:8: tests.a: 'toy.Board.plya': class Board of "),
+    ("      - {call: toy.Board, let: b}\n      - {call: toy.Board.play, args: [{$ref: c}, 0]}\n",
+     "suite.yaml:7: tests.a: {$ref: c} names no earlier `let` step"),
+])
+def test_preflight_checks_methods_and_refs_with_the_line_of_the_step(
+        project: Path, steps: str, expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _toy_project(project, "  - name: a\n    steps:\n" + steps)
+    (project / "reference/toy/toy.py").write_text(CLASS_REFERENCE)
+    assert main(["verify", "toy", "--sandbox", "process"]) == 4
+    err = capsys.readouterr().err
+    assert expected in err and "stale" not in err and "Traceback" not in err, err
 
 
 GENERATED = {

@@ -1,11 +1,12 @@
 """Confine this process as a test is confined, then become the interpreter running a driver.
 
 `python -I -S launch.py UID SECCOMP_HEX REACH... -- PROGRAM ARGS...`, inside bubblewrap (`grader run
---submission`, grader/run/interactive.py): the interactive twin of `testprocess.confine_ahead` and
-`apply_request`. Standard library only, with `confine.py` beside it. As root it opens the way to the
-folders in REACH (the interpreter, the code), gives /tmp to everyone, switches to UID (`-`: keep the
-caller's), drops every capability, sets no_new_privs and installs the seccomp filter; then it
-executes PROGRAM. Any refused step ends it with status 71 and the reason.
+--submission`, grader/run/interactive.py): the interactive twin of `testprocess.confine_ahead`,
+through the same `confine.lock_down`. Standard library only, an entry script of the box (see
+`__init__.py`). As root it opens the way to the folders in REACH (the interpreter, the code), gives
+/tmp to everyone, then locks itself down: UID (`-`: keep the caller's), no capability,
+no_new_privs, the seccomp filter; then it executes PROGRAM. Any refused step ends it with status
+71 and the reason.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from grader.run import confine
-else:  # a sibling: this runs as a script
+    from grader.run.box import confine
+else:  # an entry script of the box: its folder first on sys.path, then its siblings (__init__.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
 
@@ -29,11 +30,7 @@ def main(argv: list[str]) -> None:
         if uid_text != "-":
             confine.reach(reach, [])
             os.chmod("/tmp", 0o1777)
-        confine.drop_bounding_set()
-        if uid_text != "-":
-            confine.become(int(uid_text))
-        confine.drop_capabilities()
-        confine.install_seccomp(bytes.fromhex(program_hex))
+        confine.lock_down(None if uid_text == "-" else int(uid_text), bytes.fromhex(program_hex))
         os.chdir("/tmp")
     except (OSError, ValueError) as error:
         sys.stderr.write(f"grader run: the sandbox could not be set up: {error}\n")

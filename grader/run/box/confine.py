@@ -1,6 +1,7 @@
 """The per-test boundary: namespaces, a sealed file system, private scratch space, no privileges.
 
-Standard library only (ctypes reaches the Linux calls that Python 3.11 lacks). The fork server
+Standard library only (ctypes reaches the Linux calls that Python 3.11 lacks), part of the box
+(`grader.run.box`): the only module that calls the kernel for the boundary. The fork server
 (worker.py) imports it before it removes its own folder from `sys.path`; each test process calls,
 in this order:
 
@@ -17,10 +18,11 @@ in this order:
 3. /tmp, the only writable place, is mounted capped in bytes and files (the request's scratch
    limits: a request with other limits than the prepared test's gets a fresh one); the kernel
    charges its pages to the test's memory cgroup, so written files count as memory.
-4. `drop_bounding_set` (before the request arrives), `become` (the test's own unprivileged uid,
-   when the grader is real root) and `drop_capabilities`: empty capability sets and bounding
-   set, no_new_privs: nothing the test runs can regain a privilege.
-5. `install_seccomp`: the filter of `policy.py`: no namespace, mount, keyring, trace, bpf ... ever.
+4. `lock_down` (before the request arrives; `launch.py` calls it too): `drop_bounding_set`,
+   `become` (the test's own unprivileged uid, when the grader is real root) and
+   `drop_capabilities`: empty capability sets and bounding set, no_new_privs: nothing the test
+   runs can regain a privilege; then `install_seccomp`: the filter of `grader/run/policy.py`: no
+   namespace, mount, keyring, trace, bpf ... ever.
 
 Each step raises `ConfineError` when the kernel refuses; the test then reports why and runs
 nothing (namespaces refused: the fork server runs tests without them and says so). The parent
@@ -55,6 +57,7 @@ AT_RECURSIVE = 0x8000
 SYS_MOUNT_SETATTR = 442  # the same number on every architecture (added after the syscall table merge)
 
 PR_SET_NO_NEW_PRIVS = 38
+PR_GET_NO_NEW_PRIVS = 39
 PR_CAPBSET_DROP = 24
 PR_SET_DUMPABLE = 4
 CAP_LAST_CAP = 63
@@ -242,6 +245,13 @@ def drop_capabilities() -> None:
     _check(_libc.capset(ctypes.byref(_CAP_HEADER), ctypes.byref(_NO_CAPABILITIES)), "capset")
 
 
+def _capabilities_left() -> bool:
+    header = _CapHeader(version=LINUX_CAPABILITY_VERSION_3, pid=0)
+    data = (_CapData * 2)()
+    _check(_libc.capget(ctypes.byref(header), ctypes.byref(data)), "capget")
+    return any(part.effective or part.permitted or part.inheritable for part in data)
+
+
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -305,7 +315,7 @@ def prepare_seccomp(program: bytes) -> None:
     buffer = ctypes.create_string_buffer(program, len(program))
     _prepared_filter[:] = [(buffer, _SockFilterProgram(len(program) // 8,
                                                         ctypes.cast(buffer, ctypes.c_void_p)))]
-    for name in ("prctl", "capset", "unshare", "mount", "syscall"):
+    for name in ("prctl", "capset", "capget", "unshare", "mount", "syscall"):
         getattr(_libc, name)  # resolved now, not in each test
 
 
@@ -320,3 +330,24 @@ def install_seccomp(program: bytes | None = None) -> None:
     _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
     if _libc.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != SECCOMP_MODE_FILTER:
         raise ConfineError(1, "seccomp: the filter is not in force")
+
+
+def lock_down(uid: int | None, program: bytes | None = None) -> None:
+    """The one sequence that takes a process's privileges for good, each test's and `launch.py`'s.
+
+    In this order, each step checked by the kernel's answer and the whole checked again at the
+    end: the bounding set emptied and no_new_privs (`drop_bounding_set`), every id switched to
+    `uid` with no supplementary group (`become`; None: keep the caller's, as a grader that is not
+    root), no capability in any set (`drop_capabilities`), then the seccomp filter (`program`, or
+    the one `prepare_seccomp` built), which refuses what would undo any of it. A refused step
+    raises `ConfineError` and the caller runs nothing.
+    """
+    drop_bounding_set()
+    if uid is not None:
+        become(uid)
+    drop_capabilities()
+    install_seccomp(program)
+    if _libc.prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1:
+        raise ConfineError(1, "no_new_privs is not in force")
+    if _capabilities_left():
+        raise ConfineError(1, "capabilities are left after dropping them")

@@ -1,7 +1,7 @@
 """Reference helpers swapped into a test process: the reference's definitions of named functions
 or classes put in place of the student's (`reference_helpers`, docs/suites.md).
 
-Standard library only, run by the fork server as a sibling of `testprocess` (see worker.py).
+Standard library only, part of the box (`grader.run.box`): the test process imports it as a sibling.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from grader.run.protocol import HelperCode
+    from grader.run.box.protocol import HelperCode
 
 _installed: dict[tuple[str, str], Any] = {}  # (module, name) -> the reference object in place
 _scopes: list[dict[str, Any]] = []  # the namespaces the reference definitions run in

@@ -2,10 +2,10 @@
 
 This file runs as a script (``python worker.py CONFIG_JSON``), standard library only, and never
 imports student code itself: only the test processes (`testprocess.py`) do. It talks to its parent
-(`grader.run.runner`) on stdin/stdout in the messages of `protocol.py`; `done` is followed by the
-test's result bytes, unread and unchecked. With `done_at_result` in the config, `done` comes as
-soon as the test closed its result, exit_code null (the test was ending; the parent's cgroup
-measures it and ends it).
+(`grader.run.runner`) on stdin/stdout, and to each test on its pipes, in the messages of
+`protocol.py` (both protocols); `done` is followed by the test's result bytes, unread and
+unchecked. With `done_at_result` in the config, `done` comes as soon as the test closed its
+result, exit_code null (the test was ending; the parent's cgroup measures it and ends it).
 
 The next test's processes are prepared ahead (forked, namespaces entered, file system sealed)
 while the current one runs: each test waits, in a pipe read, for its request. With namespaces,
@@ -29,13 +29,14 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from grader.run import confine
-    from grader.run.protocol import RESULT_CAP_BYTES, Done, Ready, ServerConfig, Started
-    from grader.run.testprocess import keep_only, test_process
-else:  # sibling files: the worker runs as a script (-I: its folder is not on sys.path)
+    from grader.run.box import confine, protocol
+    from grader.run.box.protocol import Done, Ready, ServerConfig, Started
+    from grader.run.box.testprocess import keep_only, test_process
+else:  # an entry script of the box: its folder first on sys.path, then its siblings (__init__.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
-    from protocol import RESULT_CAP_BYTES, Done, Ready, Started
+    import protocol
+    from protocol import Done, Ready, Started
     from testprocess import keep_only, test_process
 
 DRAIN_AFTER_EXIT_S = 2.0
@@ -124,7 +125,7 @@ class Server:
                                  work_dir, False)
             except BaseException as error:
                 with contextlib.suppress(BaseException):
-                    os.write(report_w, f"error {error}\n".encode())
+                    os.write(report_w, f"{protocol.REPORT_ERROR} {error}\n".encode())
             finally:
                 os._exit(70)
         for fd in child_fds:
@@ -140,14 +141,14 @@ class Server:
         if prepared.report_fd is None:
             return prepared
         kind, _, value = _read_line(prepared.report_fd).strip().partition(" ")
-        if kind != "student" or ready != b"r":
+        if kind != protocol.REPORT_STUDENT or ready != protocol.READY:
             for fd in (prepared.request_fd, prepared.result_fd, prepared.report_fd,
                        prepared.ready_fd):
                 os.close(fd)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(prepared.waited, 0)
             self.namespaces = False
-            self.why = value if kind == "error" else "the test's namespaces failed"
+            self.why = value if kind == protocol.REPORT_ERROR else "the test's namespaces failed"
             return None
         return prepared
 
@@ -168,7 +169,7 @@ class Server:
             test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w, "/tmp", True)
         for fd in (request_r, result_w, out_fd, err_fd, ready_w):
             os.close(fd)
-        os.write(report_w, f"student {student}\n".encode())
+        os.write(report_w, f"{protocol.REPORT_STUDENT} {student}\n".encode())
         report_exit(student, report_w)
 
     # -- running a test
@@ -176,7 +177,7 @@ class Server:
     def run(self, prepared: Prepared, request: bytes, control_in: io.BufferedReader,
             control_out: io.BufferedWriter) -> None:
         with contextlib.suppress(OSError):
-            _write_all(prepared.request_fd, b"%08d\n" % len(request) + request)
+            _write_all(prepared.request_fd, protocol.frame(request))
         confined = _read_confined(prepared.ready_fd)
         os.close(prepared.ready_fd)
         send(control_out, Started(event="started", test=prepared.number, confined=confined))
@@ -185,7 +186,7 @@ class Server:
             raise EOFError
         started = time.monotonic()
         with contextlib.suppress(OSError):
-            os.write(prepared.request_fd, b"g" if not confined else b"")
+            os.write(prepared.request_fd, protocol.TEST_GO if not confined else b"")
         os.close(prepared.request_fd)
         if self.namespaces:  # the next test's processes are forked while this one runs
             self.ahead = self.launch()
@@ -212,7 +213,7 @@ class Server:
                     watched.remove(prepared.result_fd)
                     if early and result and exited is None:
                         break  # its whole answer is in; the parent measures and ends it
-                elif len(result) + len(chunk) <= RESULT_CAP_BYTES:
+                elif len(result) + len(chunk) <= protocol.RESULT_CAP_BYTES:
                     result += chunk
                 else:
                     truncated = True
@@ -317,24 +318,26 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _read_confined(fd: int) -> str:
-    """'' when the test confined itself (it wrote `c`), else why not (`x...` or its end)."""
+    """'' when the test confined itself (it wrote CONFINED), else why not (REFUSED... or its end)."""
     answer = b""
-    while len(answer) < 301:
-        chunk = os.read(fd, 301 - len(answer))
+    longest = len(protocol.REFUSED) + protocol.REASON_CAP
+    while len(answer) < longest:
+        chunk = os.read(fd, longest - len(answer))
         if not chunk:
             break
         answer += chunk
-        if answer == b"c":
+        if answer == protocol.CONFINED:
             return ""
-    if answer.startswith(b"x"):
-        return answer[1:].decode("utf-8", "replace") or "the test could not confine itself"
+    if answer.startswith(protocol.REFUSED):
+        why = answer[len(protocol.REFUSED):].decode("utf-8", "replace")
+        return why or "the test could not confine itself"
     return "the test ended before it confined itself"
 
 
 def _read_line(fd: int) -> str:
     """One short line from a pipe, read a byte at a time so that nothing after it is consumed."""
     data = b""
-    while not data.endswith(b"\n") and len(data) < 4096:
+    while not data.endswith(b"\n") and len(data) < protocol.REPORT_LINE_CAP:
         byte = os.read(fd, 1)
         if not byte:
             break

@@ -1,7 +1,12 @@
-"""The messages between the parent (`runner`) and the fork server (`worker`), typed once.
+"""Both protocols of the box, in one place: every message, byte and size that crosses a pipe.
 
-Standard library only: the fork server imports this file as a sibling (it runs as a script, also
-inside bubblewrap). On the fork server's stdin/stdout, one JSON object per line:
+Standard library only, part of the box (`grader.run.box`, see its `__init__`): the fork server and
+the test process import it as a sibling (`import protocol`), and it is the one module of the box
+the parent may import (pyproject.toml, the contract "the parent reaches the box only through its
+protocol"). It imports nothing of the box, so the parent importing it runs nothing else of it;
+the parent's checks of what it receives are its own (`grader.run.channel`).
+
+The parent and the fork server, on the fork server's stdin/stdout, one JSON object per line:
 
     <- Ready                      once the first test's processes wait for their request
     -> CallRequest | DriverRequest
@@ -12,17 +17,59 @@ inside bubblewrap). On the fork server's stdin/stdout, one JSON object per line:
     <- Done, then exactly `result_bytes` bytes: what the test process wrote on its result pipe
        (a StepsResult or DriverResult if it is honest; checked by `grader.run.received`).
 
-The parent trusts nothing it receives: `ready`, `started` and `done` check a message's shape.
+The fork server and one test process, on the test's pipes (`worker.Server`, `testprocess`):
+
+    ready pipe  <- READY          the test did all it can before its request (confine_ahead)
+    request     -> frame(request) LENGTH_DIGITS decimal digits, a newline, the request's JSON
+    ready pipe  <- CONFINED       the request applied, every other descriptor closed; or
+                <- REFUSED + why  at most REASON_CAP bytes of why; the test ends, nothing ran
+    request     -> TEST_GO        after the parent's GO; the end of the pipe instead: do not run
+    result      <- the result's JSON, then the end of the pipe
+    report      <- REPORT_STUDENT pid, REPORT_ERROR why, or the exit: "STATUS CPU_S MAXRSS_KB"
+                                  (one line each, at most REPORT_LINE_CAP bytes, from the process
+                                  outside the test's namespaces)
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, final
 
+# ---------------------------------------------------------------- the parent and the fork server
+
 RESULT_CAP_BYTES = 8 * 1024 * 1024  # what a test may send back; more is cut (and judged OLE)
 MINIMAL_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "HOME": "/tmp", "TMPDIR": "/tmp"}
 GO = b'{"go": true}\n'
+# Why something could not be done (a test that could not confine itself, a fork server without
+# namespaces): at most this many bytes from the test, characters on receipt.
+REASON_CAP = 300
+
+# ---------------------------------------------------------------- the fork server and a test
+
+READY = b"r"
+CONFINED = b"c"
+REFUSED = b"x"
+TEST_GO = b"g"
+LENGTH_DIGITS = 8  # a request's length, in decimal, before its JSON: at most 99,999,999 bytes
+LENGTH_HEADER_BYTES = LENGTH_DIGITS + 1  # the digits and a newline
+REPORT_STUDENT = "student"
+REPORT_ERROR = "error"
+REPORT_LINE_CAP = 4096
+
+
+def frame(request: bytes) -> bytes:
+    """A request as the test reads it: its length (LENGTH_DIGITS digits, a newline), then it.
+
+    >>> frame(b'{}')
+    b'00000002\\n{}'
+    """
+    if len(request) >= 10 ** LENGTH_DIGITS:
+        raise ValueError(f"a request of {len(request)} bytes does not fit its length header")
+    return b"%0*d\n" % (LENGTH_DIGITS, len(request)) + request
+
+
+# ---------------------------------------------------------------- what a test sends back
+
 # Written by a call test on its stderr before each step (the step's index follows, then a
 # newline): after a kill, the last one says which call was running. The test could forge one;
 # it only changes which call a time-limit message names.
@@ -51,10 +98,6 @@ def cut_start(text: str, cap: int) -> str:
     '...def'
     """
     return text if len(text) <= cap else "..." + text[-cap:]
-
-
-class ProtocolError(ValueError):
-    """A message from the fork server that does not have the shape of this protocol."""
 
 
 class ServerConfig(TypedDict):
@@ -161,51 +204,10 @@ def raised(outcome: StepOutcome) -> Raised | None:
 
 class StepsResult(TypedDict):
     steps: list[StepOutcome]
+    output_lost: NotRequired[str]  # why a write to stdout or stderr failed: the disk was full
 
 
 class DriverResult(TypedDict):
     exit: int
     error: Raised | None
-
-
-# ---------------------------------------------------------------- checking on receipt
-
-
-def _field(message: dict[str, Any], key: str, kinds: tuple[type, ...], nonnegative: bool = True
-           ) -> Any:
-    value = message.get(key)
-    if type(value) not in kinds or (nonnegative and value is not None and value < 0):
-        raise ProtocolError(f"a malformed '{key}'")
-    return value
-
-
-def _event(message: Any, event: str) -> dict[str, Any]:
-    if not isinstance(message, dict) or message.get("event") != event:
-        raise ProtocolError(f"expected '{event}'")
-    return message
-
-
-def ready(message: Any) -> Ready:
-    """A `ready` message, checked."""
-    data = _event(message, "ready")
-    return Ready(event="ready", pid=_field(data, "pid", (int,)),
-                 namespaces=data.get("namespaces") is True, why=str(data.get("why", ""))[:300])
-
-
-def started(message: Any) -> Started:
-    """A `started` message, checked."""
-    data = _event(message, "started")
-    return Started(event="started", test=_field(data, "test", (int,)),
-                   confined=str(data.get("confined", "no confinement report"))[:300])
-
-
-def done(message: Any) -> Done:
-    """A `done` message, checked (`exit_code` may be negative: a signal)."""
-    data = _event(message, "done")
-    return Done(event="done", test=_field(data, "test", (int,)),
-                exit_code=_field(data, "exit_code", (int, type(None)), nonnegative=False),
-                cpu_s=float(_field(data, "cpu_s", (int, float))),
-                maxrss_kb=_field(data, "maxrss_kb", (int,)),
-                wall_s=float(_field(data, "wall_s", (int, float))),
-                result_bytes=_field(data, "result_bytes", (int,)),
-                result_truncated=_field(data, "result_truncated", (bool,)))
+    output_lost: NotRequired[str]

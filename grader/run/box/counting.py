@@ -1,6 +1,6 @@
 """Work counted from outside a call: how many times the submission's recursive functions ran.
 
-Standard library only: the test process imports this file as a sibling (see worker.py).
+Standard library only, part of the box (`grader.run.box`): the test process imports it as a sibling.
 
 A search's work is the positions it visits, and a recursive search visits one position per call
 of itself. `recursive_calls` runs a call under `sys.settrace` and counts, per code object of the

@@ -1,9 +1,9 @@
 """The test process: it receives its request, confines itself, runs the submission, sends back.
 
-Standard library only, like the fork server (`worker.py`) that forks it and imports this file as
-a sibling. Everything here after the request arrives runs next to student code: it converts what
-the code returned into plain data without trusting any of its methods, and the parent checks all
-of it again (`grader.run.received`).
+Standard library only, part of the box (`grader.run.box`) like the fork server (`worker.py`) that
+forks it and imports this file as a sibling. Everything here after the request arrives runs next
+to student code: it converts what the code returned into plain data without trusting any of its
+methods, and the parent checks all of it again (`grader.run.received`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import io
 import json
 import os
 import resource
@@ -22,13 +21,19 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from grader.run import confine, counting
-    from grader.run.protocol import (
+    from grader.run.box import confine, counting
+    from grader.run.box.protocol import (
+        CONFINED,
+        LENGTH_HEADER_BYTES,
         MESSAGE_CAP,
         MINIMAL_ENV,
         ORIGIN_CAP,
         RAISES_CAP,
+        READY,
+        REASON_CAP,
+        REFUSED,
         STEP_MARKER,
+        TEST_GO,
         TRACEBACK_CAP,
         DriverRequest,
         DriverResult,
@@ -40,20 +45,28 @@ if TYPE_CHECKING:
         StepsResult,
         cut,
     )
-    from grader.run.swap import install_helpers
-else:  # siblings: this runs in the fork server, a script (see worker.py)
+    from grader.run.box.streams import output_lost, standard_streams
+    from grader.run.box.swap import install_helpers
+else:  # siblings (see __init__.py): this runs in the fork server, a script
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
     import counting
     from protocol import (
+        CONFINED,
+        LENGTH_HEADER_BYTES,
         MESSAGE_CAP,
         MINIMAL_ENV,
         ORIGIN_CAP,
         RAISES_CAP,
+        READY,
+        REASON_CAP,
+        REFUSED,
         STEP_MARKER,
+        TEST_GO,
         TRACEBACK_CAP,
         cut,
     )
+    from streams import output_lost, standard_streams
     from swap import install_helpers
 
 _encode_result = json.JSONEncoder().encode  # bound before any student code can patch json
@@ -285,8 +298,8 @@ def _read_exactly(fd: int, size: int) -> bytes:
 
 
 def read_request(fd: int) -> Request:
-    """The request: its length (8 decimal digits, a newline), then its JSON."""
-    size = int(_read_exactly(fd, 9))
+    """The request: its length (`protocol.frame`), then its JSON."""
+    size = int(_read_exactly(fd, LENGTH_HEADER_BYTES))
     return json.loads(_read_exactly(fd, size))  # type: ignore[no-any-return]
 
 
@@ -300,11 +313,7 @@ def confine_ahead(config: ServerConfig, work_dir: str, namespaces: bool) -> str:
     if namespaces:
         work_dir = "/tmp"
     os.chdir(work_dir)
-    confine.drop_bounding_set()
-    if config["test_uid"] is not None:
-        confine.become(config["test_uid"])
-    confine.drop_capabilities()
-    confine.install_seccomp()  # the fork server prepared it (`confine.prepare_seccomp`)
+    confine.lock_down(config["test_uid"])  # the filter the fork server prepared
     return work_dir
 
 
@@ -325,19 +334,19 @@ def apply_request(request: Request, out_fd: int, err_fd: int) -> None:
 
 def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: int, err_fd: int,
                  ready_fd: int, work_dir: str, namespaces: bool) -> None:
-    """Runs as the test: confine, wait for the request, say so, wait for `g`, run, send back.
+    """Runs as the test: confine, wait for the request, say so, wait for TEST_GO, run, send back.
 
     The privileged steps happen while the test is prepared ahead, off the critical path. Nothing
     of the request runs before the parent has checked the boundary from outside and moved the
-    test into its cgroups: it says `g` only then. A step that failed ends the test with the
-    reason on its ready pipe (`x...`), before any of the request's code ran.
+    test into its cgroups: the fork server says TEST_GO only then. A step that failed ends the
+    test with the reason on its ready pipe (REFUSED...), before any of the request's code ran.
     """
     failed = ""
     try:
         work_dir = confine_ahead(config, work_dir, namespaces)
     except BaseException as error:
         failed = f"{type(error).__name__}: {error}"
-    os.write(ready_fd, b"r")
+    os.write(ready_fd, READY)
     try:
         request = read_request(request_fd)
         if failed:
@@ -346,22 +355,17 @@ def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: 
         keep_only({result_fd, request_fd, ready_fd})
     except BaseException as error:
         with contextlib.suppress(BaseException):
-            os.write(ready_fd, b"x" + f"{type(error).__name__}: {error}".encode()[:300])
+            os.write(ready_fd, REFUSED + f"{type(error).__name__}: {error}".encode()[:REASON_CAP])
         os._exit(71)
-    os.write(ready_fd, b"c")
+    os.write(ready_fd, CONFINED)
     os.close(ready_fd)
-    if os.read(request_fd, 1) != b"g":
+    if os.read(request_fd, len(TEST_GO)) != TEST_GO:
         os._exit(0)
     os.close(request_fd)
     os.environ.clear()
     os.environ.update({**MINIMAL_ENV, "HOME": work_dir, "TMPDIR": work_dir, **request["env"]})
     code_dir = config["code_dir"]
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8",
-                                 errors="replace")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=False)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=True)
+    standard_streams()
     sys.path[0:0] = [code_dir]
     result: StepsResult | DriverResult
     if request["kind"] == "call":
@@ -370,6 +374,8 @@ def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: 
             sys.stdout.flush()
     else:
         result = run_driver(request, code_dir)
+    if (lost := output_lost()) is not None:
+        result["output_lost"] = lost
     payload = _encode_result(result).encode()
     view = memoryview(payload)
     while view:
