@@ -91,7 +91,7 @@ def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:
     tests = subprocess.run([sys.executable, "-m", "pytest", "exercises/bitgrid", "-q"],
                            cwd=handout, env=_env_without_root(), capture_output=True, text=True,
                            timeout=300)
-    assert tests.returncode == 0 and "12 passed" in tests.stdout, tests.stdout
+    assert tests.returncode == 0 and "13 passed" in tests.stdout, tests.stdout
 
 
 @pytest.mark.slow
@@ -100,5 +100,5 @@ def test_pytest_collects_the_visible_tests_of_an_exercise() -> None:
                           "-p", "no:cacheprovider"], cwd=project_root(), capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 1
-    assert "12 failed" in run.stdout
+    assert "13 failed" in run.stdout
     assert "FAILED exercises/bitgrid::position - NI (not implemented)" in run.stdout
