@@ -142,8 +142,10 @@ def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> J
         return Judged(Judgement(Verdict.AC, advice.forgiven(
             suspects, judgement, blame.failing(suspects, verdicts)), judgement.details),
             rerun.outcome, cost)
-    return Judged(Judgement(judgement.verdict, advice.unforgiven(judgement, suspects, again),
-                            judgement.details), run.outcome, cost)
+    failed = blame.failing(suspects, verdicts)  # not merely ungraded here (`--test`)
+    message = advice.unforgiven(judgement, {h: q for h, q in suspects.items() if q in failed},
+                                again) if failed else judgement.message
+    return Judged(Judgement(judgement.verdict, message, judgement.details), run.outcome, cost)
 
 
 class UnknownTest(UserError):

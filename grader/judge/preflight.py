@@ -53,7 +53,8 @@ def static_problems(loaded: LoadedSuite, tests: list[TestSpec] | None = None) ->
             continue
         index = suite.tests.index(test)
         for step, problem in _step_problems(test, expectations.steps_of(test, loaded), names):
-            line = loaded.line_of("tests", index, *(("steps", step) if test.steps else ()))
+            key_path = ("steps", step) if test.steps else ("call",) if test.call else ()
+            line = loaded.line_of("tests", index, *key_path)
             problems.error(f"{key}: {problem}", file=where, line=line)
         if test.reference_helpers and reference_available(loaded):  # a handout runs without
             try:

@@ -23,8 +23,9 @@ def _typo_in_a_function_name(project: Path) -> str:
     suite = project / "fixtures" / "toy" / "suite.yaml"
     suite.write_text(suite.read_text().replace(TYPO, TYPO.replace("toy.double", "toy.doubel")))
     main(["record", "toy"])  # records what it can: the typo's test is the reference's error
-    return f"{suite}: tests.double: 'toy.doubel': {project / 'reference' / 'toy' / 'toy.py'} " \
-        f"defines no top-level 'doubel'"
+    line = suite.read_text().splitlines().index("    call: toy.doubel") + 1
+    return f"{suite}:{line}: tests.double: 'toy.doubel': " \
+        f"{project / 'reference' / 'toy' / 'toy.py'} defines no top-level 'doubel'"
 
 
 def _an_input_fixture_gone(project: Path) -> str:
