@@ -154,6 +154,8 @@ def test_grader_batch_has_no_single_submission_flag(flag: list[str], tmp_path: P
 @pytest.mark.bwrap
 def test_hostile_class_under_load(tmp_path: Path) -> None:
     """One in five submissions hostile, -j 2: every row present, honest scores as graded alone."""
+    from multiprocessing import forkserver
+
     import psutil
 
     from bench.batch_throughput import make_class
@@ -168,6 +170,7 @@ def test_hostile_class_under_load(tmp_path: Path) -> None:
     origins = make_class(folder, 20, hostile_every=5)
     alone = {origin: grade(loaded, SAMPLES / origin).score
              for origin in set(origins.values()) if not origin.startswith("hostile")}
+    forkserver.ensure_running()  # the pool's forkserver (and resource tracker) live on by design
     ours_before = {p.pid for p in psutil.Process().children(recursive=True)}
     grade_batch(loaded, folder, tmp_path / "out", jobs=2, resume=False)
     results = collect(tmp_path / "out")
