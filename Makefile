@@ -66,12 +66,15 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
 # pytest exits 5 when it collects no test at all; that is a failure of its own kind, not a pass.
+# Two workers (pytest-xdist) share the tests, an idle one stealing from the other's queue; the
+# longest tests start first (tests/conftest.py). PARALLEL= runs them in one process.
+PARALLEL ?= -n 2 --dist worksteal
 test: lint
-	$(BIN)/python -m pytest; status=$$?; \
+	$(BIN)/python -m pytest $(PARALLEL); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$status
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow and not bwrap"; status=$$?; \
+	$(BIN)/python -m pytest -q $(PARALLEL) -m "not slow and not bwrap"; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$status
 
 verify: $(STAMP)
