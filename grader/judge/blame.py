@@ -108,11 +108,17 @@ def suspects(helpers: Helpers, verdicts: Verdicts) -> dict[str, str]:
 
 def swapped_for(test: TestSpec, loaded: LoadedSuite, verdicts: Verdicts) -> dict[str, str]:
     """The helpers a failure of `test` runs again with the reference's versions of (none: its
-    failure stands). A whole program all of whose graded functions failed is not run again: with
-    all of them the reference's, nothing the student wrote would be judged (a stub's program)."""
+    failure stands).
+
+    A whole program (no `reference_helpers` of its own) forgives the bug of one question: run
+    with the reference's versions of two questions' code or more, too little of what the student
+    wrote would be judged together (a stub with one function done would earn it), so its failure
+    stands, as it does when every graded function failed.
+    """
     helpers = helpers_of(test, loaded, verdicts)
     chosen = suspects(helpers, verdicts)
-    if not test.reference_helpers and len(chosen) == len(helpers):
+    whole_program = not test.reference_helpers
+    if whole_program and (len(chosen) == len(helpers) or len(set(chosen.values())) > 1):
         return {}
     return chosen
 

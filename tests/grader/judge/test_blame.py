@@ -185,3 +185,14 @@ def test_a_stubs_whole_program_is_not_forgiven(grade_toy: Build) -> None:
     report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, stub, given={"play.py": PLAY})
     assert verdicts(report) == {"best": Verdict.NI, "cells": Verdict.NI,
                                 "whole-program": Verdict.NI}
+
+
+def test_a_whole_program_forgives_one_questions_bug_not_two(grade_toy: Build) -> None:
+    """A stub with one function done must not earn the whole program's points: with two
+    questions failing, the program's failure stands."""
+    two_wrong = WRONG_TABLE.replace("return max(range(table.size()), key=table.cell)",
+                                    "return 0")
+    report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, two_wrong,
+                       given={"play.py": PLAY})
+    assert verdicts(report) == {"best": Verdict.WA, "cells": Verdict.WA,
+                                "whole-program": Verdict.WA}
