@@ -28,13 +28,6 @@ def _questions(questions: list[str]) -> str:
     return " or ".join(f"'{q}'" for q in questions)
 
 
-def first_line(judgement: Judgement, width: int = 300) -> str:
-    """A judgement in one line: its verdict and the start of its message."""
-    text = judgement.message.strip().splitlines()[0] if judgement.message.strip() else ""
-    text = text if len(text) <= width else text[:width - 3] + "..."
-    return f"{judgement.verdict.value}: {text}".rstrip(": ")
-
-
 def forgiven(swapped: Helpers, own: Judgement, failing: list[str]) -> str:
     """A test that fails with the student's own helpers and passes with the reference's.
 
@@ -55,7 +48,8 @@ def forgiven(swapped: Helpers, own: Judgement, failing: list[str]) -> str:
 
 def unforgiven(own: Judgement, swapped: Helpers, again: Judgement) -> str:
     """A test that fails with the student's own code and with the reference's helpers too: the
-    verdict is the own code's, and the message says what the second run got.
+    verdict is the own code's, and the message gives the second run's verdict (never its text:
+    that run holds reference code, which what it prints or returns could carry out).
 
     >>> from grader.judge.verdicts import Verdict
     >>> text = unforgiven(Judgement(Verdict.WA, "m.read(1) returned 2"), {"m.mask": "mask"},
@@ -63,13 +57,13 @@ def unforgiven(own: Judgement, swapped: Helpers, again: Judgement) -> str:
     >>> for part in text.split(", "):
     ...     print(part)
     m.read(1) returned 2
-    With the reference's m.mask it fails as well (WA: m.read(1) returned 3)
+    With the reference's m.mask it fails as well (WA)
     so this test counts against its own question; fix question 'mask' too.
     """
     questions = list(dict.fromkeys(swapped.values()))
     plural = "s" if len(questions) > 1 else ""
     return (f"{own.message.rstrip()}\nWith the reference's {', '.join(swapped)} it fails as well "
-            f"({first_line(again)}), so this test counts against its own question; fix "
+            f"({again.verdict.value}), so this test counts against its own question; fix "
             f"question{plural} {_questions(questions)} too.").lstrip()
 
 

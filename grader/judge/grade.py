@@ -121,7 +121,8 @@ def _cpu(run: TestRun) -> float:
 def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> Judged:
     """Judge `test` by evidence (`grader.judge.blame`): the student's code as submitted decides;
     a failure runs again only when helpers it uses failed their own questions, with the
-    reference's versions of those, and is forgiven when that run passes."""
+    reference's versions of those, and is forgiven when that run passes. Of the second run, which
+    holds reference code, only its verdict is used: nothing it prints or returns is shown."""
     judgement, run = grader.grade_test(test)
     if judgement.verdict in (Verdict.AC, Verdict.CE, Verdict.JE):
         return Judged(judgement, run.outcome, _cpu(run))
@@ -141,7 +142,7 @@ def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> J
     if again.verdict is Verdict.AC:
         return Judged(Judgement(Verdict.AC, advice.forgiven(
             suspects, judgement, blame.failing(suspects, verdicts)), judgement.details),
-            rerun.outcome, cost)
+            run.outcome, cost)
     failed = blame.failing(suspects, verdicts)  # not merely ungraded here (`--test`)
     message = advice.unforgiven(judgement, {h: q for h, q in suspects.items() if q in failed},
                                 again) if failed else judgement.message

@@ -103,7 +103,7 @@ def test_failing_both_ways_keeps_the_own_codes_verdict_and_says_so(grade_toy: Bu
     both = WRONG_TABLE.replace("return max(range(table.size()), key=table.cell)", "return 0")
     report = grade_toy(SUITE, REFERENCE, both)
     assert verdicts(report) == {"best": Verdict.WA, "cells": Verdict.WA}
-    assert "With the reference's toy.Table it fails as well (WA:" in report.results[0].message
+    assert "With the reference's toy.Table it fails as well (WA)" in report.results[0].message
 
 
 def test_a_swap_the_students_code_cannot_run_under_is_not_what_is_judged(
@@ -115,7 +115,7 @@ def test_a_swap_the_students_code_cannot_run_under_is_not_what_is_judged(
     report = grade_toy(SUITE, REFERENCE, student)
     best = report.results[0]
     assert best.verdict is Verdict.WA, best.message
-    assert "(RTE: " in best.message and "_cells" in best.message
+    assert "it fails as well (RTE)" in best.message
 
 
 def test_a_passing_test_runs_once(grade_toy: Build, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -196,3 +196,28 @@ def test_a_whole_program_forgives_one_questions_bug_not_two(grade_toy: Build) ->
                        given={"play.py": PLAY})
     assert verdicts(report) == {"best": Verdict.WA, "cells": Verdict.WA,
                                 "whole-program": Verdict.WA}
+
+
+def test_nothing_of_the_second_run_reaches_the_student(grade_toy: Build) -> None:
+    """The second run holds the reference's code: a submission that prints it, returns it or
+    raises it there shows none of it, passing or failing."""
+    leaky = OWN_INTERNALS.replace("return self._cells[i]", "return -self._cells[i]").replace(
+        "def best(table):\n    cells = table._cells\n    return cells.index(max(cells))\n",
+        REFERENCE[REFERENCE.index("def best"):]).replace("def best(table):\n", """def best(table):
+    if hasattr(table, "values"):  # the reference's Table: carry it out any way it can
+        print("LEAKED-BY-PRINT", sorted(vars(type(table))))
+        raise ValueError("LEAKED-BY-RAISE " + repr(sorted(vars(type(table)))))
+""")
+    report = grade_toy(SUITE, REFERENCE, leaky)
+    best = report.results[0]
+    assert best.verdict is Verdict.WA, (best.message, best.stdout)
+    shown = results_json(report)["tests"][0]["output"] + (best.stdout or "") + best.message
+    assert "LEAKED" not in shown and "it fails as well (RTE)" in shown
+    honest_printer = WRONG_TABLE.replace("def best(table):\n", """def best(table):
+    if table.cell(1) == 9:  # the reference's Table (the student's negates)
+        print("LEAKED-BY-PRINT", sorted(vars(type(table))))
+""")
+    report = grade_toy(SUITE, REFERENCE, honest_printer)
+    best = report.results[0]
+    assert best.verdict is Verdict.AC and "Passed with the reference's toy.Table" in best.message
+    assert "LEAKED" not in results_json(report)["tests"][0]["output"] + (best.stdout or "")
