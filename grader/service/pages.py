@@ -21,7 +21,14 @@ from grader.service.classes import class_rows, regrade_changes, test_names
 from grader.service.course import EARLIEST, LATEST, Assignment, in_utc
 from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
 from grader.service.people import user_of_token
-from grader.service.policy import due_for, release_effect, texts_out, texts_shown_after, view
+from grader.service.policy import (
+    due_for,
+    release_effect,
+    sharing_hidden_tests,
+    texts_out,
+    texts_shown_after,
+    view,
+)
 from grader.service.storage import UploadError
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -279,10 +286,12 @@ def extension(request: HttpRequest, name: str) -> HttpResponse:
         return HttpResponse("no such login", status=400, content_type="text/plain")
     moment = jobs.now()
     reopens = assignment.credit_ends(due)
-    if texts_out(assignment, moment) and (reopens is None or reopens >= moment):
-        return HttpResponse(f"{name}'s hidden failure texts are already shown: an extension now "
-                            f"would let {user.username} submit after reading them", status=400,
-                            content_type="text/plain")
+    shown = [other.name for other in [assignment, *sharing_hidden_tests(assignment)]
+             if texts_out(other, moment)]
+    if shown and (reopens is None or reopens >= moment):
+        return HttpResponse(f"{shown[0]}'s hidden failure texts are already shown: an extension "
+                            f"now would let {user.username} submit after reading them",
+                            status=400, content_type="text/plain")
     Extension.objects.update_or_create(user=user, assignment=name, defaults={"due": due})
     return redirect(f"/instructor/{name}?done=extension")
 

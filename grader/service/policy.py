@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from django.conf import settings
 from django.contrib.auth.models import User
 
 from grader.service.course import Assignment, late_minutes
@@ -73,17 +74,39 @@ def credit_ends_for_everyone(assignment: Assignment) -> datetime | None:
     return max(known) if len(known) == len(ends) else None
 
 
-def texts_shown_after(assignment: Assignment) -> datetime | None:
-    """After this moment students read hidden tests' failure texts: no submission can earn credit
-    any more (its late rule closed it for everyone, or a release took effect). None: not
-    foreseeable (`hidden: never` without a release, or a late rule that never closes)."""
+def credit_closed_after(assignment: Assignment) -> datetime | None:
+    """After this moment no submission to `assignment` earns credit: its late rule closed it for
+    everyone, or a release took effect (None: not foreseeable)."""
     effect = release_effect(assignment)
     released = effect.takes_effect if effect is not None else None
-    if assignment.hidden == "never":
-        return released
     closed = credit_ends_for_everyone(assignment)
     known = [moment for moment in (released, closed) if moment is not None]
     return min(known) if known else None
+
+
+def sharing_hidden_tests(assignment: Assignment) -> list[Assignment]:
+    """The course's other assignments of the same exercise: the same hidden tests, which a
+    student could still earn credit with there."""
+    course = getattr(settings, "GRADER_COURSE", None)
+    if course is None:
+        return []
+    return [other for other in course.spec.assignments
+            if other.exercise == assignment.exercise and other.name != assignment.name]
+
+
+def texts_shown_after(assignment: Assignment) -> datetime | None:
+    """After this moment students read hidden tests' failure texts: no submission can earn credit
+    any more, to this assignment (its late rule closed it for everyone, or a release took effect)
+    nor to any other of the same exercise. None: not foreseeable (`hidden: never` without a
+    release, or a late rule that never closes, here or in such another assignment)."""
+    if assignment.hidden == "never":
+        effect = release_effect(assignment)
+        own = effect.takes_effect if effect is not None else None
+    else:
+        own = credit_closed_after(assignment)
+    moments = [own, *(credit_closed_after(other) for other in sharing_hidden_tests(assignment))]
+    known = [moment for moment in moments if moment is not None]
+    return max(known) if len(known) == len(moments) else None
 
 
 def texts_out(assignment: Assignment, now: datetime) -> bool:

@@ -61,14 +61,26 @@ assignments:
     exercise: bitgrid
     due: 2099-01-01T00:00:00Z
     hidden: always
-  - name: released
-    exercise: bitgrid
-    due: 2020-01-01T00:00:00Z
-    late: {per_minute: 1, max: 5}
+"""
+
+# Failure texts come out only once no assignment of the exercise can earn credit any more: the
+# scenarios where they do have a course of their own each (every assignment above is bitgrid's).
+FINISHED_COURSE = """\
+title: Finished
+roster: roster.csv
+instructors: [alice]
+assignments:
   - name: finished
     exercise: bitgrid
     due: 2020-01-01T00:00:00Z
     late: {per_day_percent: 10, max_days: 1}
+"""
+RELEASED_COURSE = FINISHED_COURSE.replace("name: finished", "name: released").replace(
+    "late: {per_day_percent: 10, max_days: 1}", "late: {per_minute: 1, max: 5}")
+SIBLINGS_COURSE = FINISHED_COURSE + """\
+  - name: retry
+    exercise: bitgrid
+    due: 2099-01-01T00:00:00Z
 """
 
 
@@ -115,6 +127,21 @@ def service(policy_course: Path, keys: dict[str, str]) -> Iterator[Service]:
     try:
         yield running
     finally:
+        running.stop()
+
+
+@pytest.fixture
+def own_course(tmp_path: Path) -> Iterator[Any]:
+    """Start a service on a course of its own: `own_course(TEXT)` -> (service, tokens, course)."""
+    started: list[Service] = []
+
+    def start(text: str) -> tuple[Service, dict[str, str], Path]:
+        course = write_course(tmp_path / f"course-{len(started)}", text)
+        started.append(Service(course).start())
+        return started[-1], tokens(course), course
+
+    yield start
+    for running in started:
         running.stop()
 
 
@@ -240,11 +267,11 @@ def test_hidden_never_never_says_released_later(service: Service, keys: dict[str
     assert "later" not in done.stdout and "not shown" in done.stdout
 
 
-def test_after_due_shows_failure_texts_once_no_submission_can_earn_credit(
-        service: Service, keys: dict[str, str], policy_course: Path) -> None:
+def test_after_due_shows_failure_texts_once_no_submission_can_earn_credit(own_course: Any) -> None:
     """`finished` closed a day after its 2020 due date, but for erin's extension, granted back
     then (the instructor's form refuses one once the texts are out, as below); once it is moved
     back into the past nobody can earn credit: now she reads the texts."""
+    service, keys, policy_course = own_course(FINISHED_COURSE)
     with sqlite3.connect(policy_course.parent / "course.sqlite") as database:
         database.execute("INSERT INTO service_extension (user_id, assignment, due) SELECT id, "
                          "'finished', '2099-01-01 00:00:00' FROM auth_user WHERE username = 'erin'")
@@ -290,7 +317,8 @@ def test_hidden_always_shows_verdicts_and_points_but_no_failure_text_before_the_
 
 
 def test_a_release_that_took_effect_shows_everything_and_closes_the_assignment(
-        service: Service, keys: dict[str, str]) -> None:
+        own_course: Any) -> None:
+    service, keys, _ = own_course(RELEASED_COURSE)
     data = service.graded("released", [("grid.py", MUTANT)], keys["carol"])
     assert not leaks(json.dumps(data))
     reply = instructor_post(service, keys, "released", "release")
@@ -302,3 +330,22 @@ def test_a_release_that_took_effect_shows_everything_and_closes_the_assignment(
     extension = instructor_post(service, keys, "released", "extension", login="bob",
                                 due="2099-01-01T00:00:00+00:00")
     assert extension.status_code == 400 and "already shown" in extension.text
+
+
+def test_no_failure_text_while_another_assignment_of_the_exercise_earns_credit(
+        own_course: Any) -> None:
+    """`finished` is over for everyone, but `retry` grades the same exercise (the same hidden
+    tests) until 2099: a student reading `finished`'s hidden texts could use them there."""
+    service, keys, course = own_course(SIBLINGS_COURSE)
+    with sqlite3.connect(course.parent / "course.sqlite") as database:  # as in the test above
+        database.execute("INSERT INTO service_extension (user_id, assignment, due) SELECT id, "
+                         "'finished', '2099-01-01 00:00:00' FROM auth_user WHERE username = 'erin'")
+    data = service.graded("finished", [("grid.py", MUTANT)], keys["erin"])
+    moved = instructor_post(service, keys, "finished", "extension", login="erin",
+                            due="2021-01-01T00:00:00+00:00")
+    assert moved.status_code == 200
+    data = service.get(data["id"], keys["erin"]).json()
+    assert data["hidden_shown"] == "verdicts", data["hidden_shown"]
+    assert not leaks(json.dumps(data)) and not leaks(page_of(service, keys["erin"], data["id"]))
+    accepted = service.post("retry", [("grid.py", REFERENCE.read_bytes())], keys["erin"])
+    assert accepted.status_code == 202, accepted.text
