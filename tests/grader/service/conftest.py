@@ -197,10 +197,17 @@ def keys(course_file: Path) -> dict[str, str]:
     return tokens(course_file)
 
 
+@contextlib.contextmanager
+def running(course: Path) -> Iterator[Service]:
+    """A `grader serve` of `course` for the time of the block."""
+    started = Service(course).start()
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
 @pytest.fixture(scope="module")
 def service(course_file: Path, keys: dict[str, str]) -> Iterator[Service]:
-    running = Service(course_file).start()
-    try:
-        yield running
-    finally:
-        running.stop()
+    with running(course_file) as started:
+        yield started

@@ -21,6 +21,7 @@ from tests.grader.service.conftest import (
     Service,
     csrf,
     grader,
+    running,
     signed_in,
     tokens,
     write_course,
@@ -123,11 +124,8 @@ def keys(policy_course: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def service(policy_course: Path, keys: dict[str, str]) -> Iterator[Service]:
-    running = Service(policy_course).start()
-    try:
-        yield running
-    finally:
-        running.stop()
+    with running(policy_course) as started:
+        yield started
 
 
 @pytest.fixture
@@ -141,8 +139,8 @@ def own_course(tmp_path: Path) -> Iterator[Any]:
         return started[-1], tokens(course), course
 
     yield start
-    for running in started:
-        running.stop()
+    for each in started:
+        each.stop()
 
 
 def leaks(text: str) -> bool:
