@@ -27,7 +27,7 @@ from grader.service.models import Submission
 from grader.service.people import user_of_token
 from grader.service.policy import view
 from grader.service.setup import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES
-from grader.service.storage import UploadError
+from grader.service.storage import UploadError, UploadTooLarge
 from grader.service.uploads import NOT_UTF8
 
 
@@ -98,14 +98,14 @@ def upload_files(request: HttpRequest) -> tuple[str, list[tuple[str, bytes]]]:
     """The form's `assignment` and `files`; an oversized or malformed body is an UploadError."""
     length = request.META.get("CONTENT_LENGTH") or "0"
     if not (length.isascii() and length.isdigit()) or int(length) > MAX_UPLOAD_BYTES:
-        raise UploadError(f"the upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
+        raise UploadTooLarge(f"the upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
     try:
         name = request.POST.get("assignment", "")
         uploads = request.FILES.getlist("files")
     except TooManyFilesSent as failure:
         raise UploadError(f"too many files: at most {MAX_UPLOAD_FILES}") from failure
     except RequestDataTooBig as failure:
-        raise UploadError(f"the upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB") from failure
+        raise UploadTooLarge(f"the upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB") from failure
     except (MultiPartParserError, SuspiciousOperation) as failure:
         raise UploadError("not a readable multipart form (fields 'assignment' and "
                           "'files')") from failure
@@ -137,8 +137,7 @@ def submissions(request: HttpRequest) -> HttpResponse:
     except jobs.Refused as refused:
         return error(str(refused), refused.status)
     except UploadError as bad:
-        status = 413 if "larger than" in str(bad) else 400
-        return error(str(bad), status)
+        return error(str(bad), bad.status)
     return JsonResponse({"id": sub.id, "status": sub.status}, status=202)
 
 

@@ -126,7 +126,7 @@ def assignment_page(request: HttpRequest, name: str) -> HttpResponse:
         except jobs.Refused as refused:
             problem, status = str(refused), refused.status
         except UploadError as bad:
-            problem, status = str(bad), 413 if "larger than" in str(bad) else 400
+            problem, status = str(bad), bad.status
     used = Submission.objects.filter(user=user, assignment=name).count()
     return render(request, "service/assignment.html",
                   {"a": assignment, "due": due_for(assignment, user), "problem": problem,

@@ -22,6 +22,14 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 class UploadError(UserError):
     """An upload that cannot be accepted: one line for the student."""
 
+    status = 400
+
+
+class UploadTooLarge(UploadError):
+    """An upload, or one of its files, over the size the service takes."""
+
+    status = 413
+
 
 def bundle(files: list[tuple[str, bytes]]) -> tuple[bytes, list[str]]:
     """The submission as one .zip and its file names: one .zip as sent (after the same checks as
@@ -36,7 +44,7 @@ def bundle(files: list[tuple[str, bytes]]) -> tuple[bytes, list[str]]:
             raise UploadError(f"'{inert_text(name)[:100]}' is not a plain file name (letters, "
                               f"digits, '_', '-' and '.', no folder)")
         if len(data) > MAX_FILE_BYTES:
-            raise UploadError(f"{name}: larger than {MAX_FILE_BYTES // 2**20} MB")
+            raise UploadTooLarge(f"{name}: larger than {MAX_FILE_BYTES // 2**20} MB")
     if len(set(names)) != len(names):
         raise UploadError("the same file name was sent twice")
     archives = [name for name in names if name.lower().endswith(".zip")]
