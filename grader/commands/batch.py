@@ -3,7 +3,6 @@ every check that could stop the batch found nothing (else nobody is graded)."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from grader.report.roster import Roster, read_roster
 from grader.report.summary import print_summary
 from grader.run.sandbox import SandboxUnavailable, choose, enterable
 from grader.run.submission import SubmissionError
-from grader.sandboxes import SandboxChoice
+from grader.sandboxes import SandboxChoice, asked
 from grader.suite.load import LoadedSuite, load_suite
 
 
@@ -139,7 +138,7 @@ def _grade_class(loaded: LoadedSuite, console: Console, found: Discovery, roster
                       f"submission(s), new or changed since their last grading (submission, "
                       f"suite, expectations or grader); keeping {len(planned.kept)}")
     # The sandbox asked for here (flag, else $GRADER_SANDBOX), so remote workers grade the same.
-    chosen = sandbox or os.environ.get("GRADER_SANDBOX") or None
+    chosen = asked(sandbox)
     progress = _run_with_bar(loaded, console, planned, book, out, jobs, public=public,
                              sandbox=chosen, executor=executor, scheduler=scheduler)
     summary = write_class_reports(loaded, out, book, list(found.submissions), roster, public)

@@ -22,7 +22,7 @@ from grader.errors import UserError
 from grader.run import policy
 from grader.run.boundary import NAMESPACES, Promise
 from grader.run.hierarchy import every_hierarchy
-from grader.sandboxes import SANDBOX_CHOICES, Confinement, SandboxChoice
+from grader.sandboxes import SANDBOX_CHOICES, Confinement, SandboxChoice, asked
 
 # What the fork server keeps inside bubblewrap as real root: it forks, unshares, mounts, switches
 # each test to its uid; the tests drop all of them before their request runs.
@@ -108,7 +108,7 @@ def choose(flag: str | None, suite: SandboxChoice | None, default: SandboxChoice
     `sandbox:` key, else the command's own default. `auto` is bubblewrap where it works, else
     `container` where that works, else `process`, which exposes the file system: never for
     tests that are `hidden` (only an explicit `process` runs those that way)."""
-    choice = flag or os.environ.get("GRADER_SANDBOX") or suite or default
+    choice = asked(flag) or suite or default
     if choice not in SANDBOX_CHOICES:
         raise SandboxUnavailable(f"unknown sandbox {choice!r} (choose one of "
                                  f"{', '.join(SANDBOX_CHOICES)})")
