@@ -24,6 +24,13 @@ def project_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def cache_folder() -> Path:
+    """Where the grader keeps what it can make again ($GRADER_CACHE, else
+    ~/.cache/gametree-grader): reference timings, unpacked exercise bundles."""
+    override = os.environ.get("GRADER_CACHE")
+    return Path(override) if override else Path.home() / ".cache" / "gametree-grader"
+
+
 @dataclass(frozen=True)
 class Exercise:
     """Every path of one exercise; `suite` may sit outside fixtures/NAME (a suite file named by path).

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import shutil
 import tempfile
 import zipfile
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grader.atomic import make_private
-from grader.exercise import project_root
+from grader.exercise import cache_folder, project_root
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import SuiteError
 
@@ -112,10 +111,8 @@ def build_bundle(loaded: LoadedSuite) -> ExerciseBundle:
 
 
 def bundles_dir() -> Path:
-    """Where unpacked bundles are kept: $GRADER_CACHE/bundles, else ~/.cache/gametree-grader/bundles."""
-    override = os.environ.get("GRADER_CACHE")
-    base = Path(override) if override else Path.home() / ".cache" / "gametree-grader"
-    return base / "bundles"
+    """Where unpacked bundles are kept: the cache folder's bundles/."""
+    return cache_folder() / "bundles"
 
 
 def _safe_name(name: str) -> PurePosixPath:

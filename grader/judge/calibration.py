@@ -13,6 +13,7 @@ from pathlib import Path
 
 from grader.atomic import write_atomically
 from grader.errors import UserError
+from grader.exercise import cache_folder
 from grader.judge.judgement import Judgement
 from grader.judge.testrun import Grader, TestLimits, prepared_submission
 from grader.judge.verdicts import Verdict
@@ -59,9 +60,7 @@ class Calibration:
 
 
 def cache_path() -> Path:
-    override = os.environ.get("GRADER_CACHE")
-    base = Path(override) if override else Path.home() / ".cache" / "gametree-grader"
-    return base / "calibration.json"
+    return cache_folder() / "calibration.json"
 
 
 def machine_id() -> str:
