@@ -94,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     statement_cmd.add_argument("--html", action="store_true",
                                help="print it as a sanitised HTML page instead")
 
+    new_cmd = commands.add_parser("new", help="write a new exercise's skeleton, which verify "
+                                  "passes as it is")
+    new_cmd.add_argument("exercise", help="its name, also its module's (e.g. connect_four)")
+    new_cmd.add_argument("--title", help="its title (default: from the name)")
     commands.add_parser("list", help="the exercises, their drivers and points")
     commands.add_parser("doctor", help="what this host supports for the sandbox, level by level")
 
@@ -150,7 +154,8 @@ def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
                         "(--token) is visible to other users of the machine (ps)")
 
 
-COMMANDS = ("grade", "batch", "check", "statement", "run", "list", "doctor", "record", "verify",
+COMMANDS = ("grade", "batch", "check", "statement", "run", "new", "list", "doctor", "record",
+            "verify",
             "gradebook", "handout", "gradescope", "serve", "tokens", "submit")
 SINGLE_ONLY = {"results": "--results", "junit": "--junit", "tests": "--test"}
 BATCH_ONLY = {"jobs": "--jobs", "out": "--out", "roster": "--roster", "executor": "--executor",
