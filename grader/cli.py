@@ -20,12 +20,16 @@ from grader.diagnostics import Diagnostics, Refused
 from grader.errors import UsageError, UserError
 from grader.sandboxes import SANDBOX_CHOICES
 
+SANDBOX_HELP = ("how tests are confined: bwrap (bubblewrap hides the file system), container "
+                "(for hosts without namespaces: permissions hide it), process (the same per-test "
+                "boundary, the file system visible), auto (bwrap, else container, else process "
+                "for visible tests only)")
+
 
 def _grading_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--public", action="store_true", help="only the visible tests")
-    command.add_argument("--sandbox", choices=SANDBOX_CHOICES,
-                         help="confine tests with bubblewrap, process limits only, or bubblewrap "
-                              "when available (default: $GRADER_SANDBOX, the suite's, bwrap)")
+    command.add_argument("--sandbox", choices=SANDBOX_CHOICES, help=SANDBOX_HELP
+                         + " (default: $GRADER_SANDBOX, the suite's, bwrap)")
 
 
 def _batch_options(command: argparse.ArgumentParser) -> None:
@@ -73,8 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
     check_cmd.add_argument("--sandbox", choices=SANDBOX_CHOICES,
-                           help="default: $GRADER_SANDBOX, the suite's, else process limits only "
-                                "(your own code on your machine)")
+                           help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, else "
+                                "process: your own code on your machine)")
 
     run_cmd = commands.add_parser("run", help="run a driver of an exercise interactively")
     run_cmd.add_argument("exercise")
@@ -108,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify_cmd = commands.add_parser("verify", help="check a suite: reference, stubs, mutants")
     verify_cmd.add_argument("exercise")
     verify_cmd.add_argument("--sandbox", choices=SANDBOX_CHOICES,
-                            help="default: $GRADER_SANDBOX, the suite's, bwrap")
+                            help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)")
 
     gradebook_cmd = commands.add_parser("gradebook", help="what a batch's gradebook holds")
     gradebook_cmd.add_argument("out", type=Path, metavar="OUT", help="a batch's --out folder")
@@ -140,7 +144,8 @@ def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("-w", "--workers", type=int, default=2, help="grading processes")
-    serve.add_argument("--sandbox", choices=SANDBOX_CHOICES)
+    serve.add_argument("--sandbox", choices=SANDBOX_CHOICES,
+                       help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)")
     serve.add_argument("--executor", choices=["local", "dask"], default="local")
     serve.add_argument("--scheduler", metavar="ADDRESS")
     tokens = commands.add_parser("tokens", help="print login,token lines for a course")
