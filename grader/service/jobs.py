@@ -140,14 +140,24 @@ def fair_order(queued: list[tuple[str, int]], served: Mapping[int, int]) -> list
     return [pk for _, _, pk in sorted(ranked)]
 
 
+class BadStaleLimit(UserError):
+    """$GRADER_SERVICE_STALE_S is set to what is not a number of seconds above 0."""
+
+
 def stale_seconds() -> float:
     """How old a running job's heartbeat may grow before its worker counts as frozen: STALE_S,
-    or $GRADER_SERVICE_STALE_S (seconds, > 0). Workers beat four times as often."""
-    try:
-        chosen = float(os.environ.get("GRADER_SERVICE_STALE_S", STALE_S))
-    except ValueError:
+    or $GRADER_SERVICE_STALE_S (seconds, > 0; anything else is one line, `grader serve` checks it
+    first). Workers beat four times as often."""
+    given = os.environ.get("GRADER_SERVICE_STALE_S")
+    if given is None:
         return STALE_S
-    return chosen if chosen > 0 else STALE_S
+    try:
+        chosen = float(given)
+    except ValueError:
+        chosen = float("nan")
+    if not chosen > 0 or chosen == float("inf"):
+        raise BadStaleLimit(f"$GRADER_SERVICE_STALE_S={given[:40]!r}: a number of seconds above 0")
+    return chosen
 
 
 def beat(sub: Submission, worker: str) -> bool:

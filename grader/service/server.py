@@ -131,6 +131,7 @@ def serve(course: Course, host: str, port: int, workers: int, sandbox: str | Non
     from grader.service import jobs  # models: after Django is configured
     from grader.service.people import sync_roster
 
+    jobs.stale_seconds()  # a malformed $GRADER_SERVICE_STALE_S stops it here, in one line
     sync_roster(course)
     requeued = jobs.requeue()  # whatever was running when the service last stopped
     from django.core.wsgi import get_wsgi_application

@@ -152,7 +152,7 @@ def public_settings(public_url: str | None) -> dict[str, Any]:
 
 
 def configure(course: Course, debug: bool = False) -> None:
-    """Configure Django for `course` (once per process) and migrate its database."""
+    """Configure Django for `course` (once per process); `migrate` then creates its tables."""
     import django
     from django.conf import settings
 

@@ -155,3 +155,13 @@ def test_a_missing_or_empty_late_closes_at_the_due_date(tmp_path: Path) -> None:
     free = load_course(write_course(tmp_path / "m", GOOD + "    late: {per_minute: 1, max: 0}\n",
                                     ROSTER), check_suites=False).spec.assignments[0]
     assert free.credit_ends(free.due) is None and free.penalty(10_000, 10) == 0
+
+
+@pytest.mark.parametrize("stale", ["abc", "0", "-5", "inf", "nan"])
+def test_a_malformed_stale_limit_stops_the_service_in_one_line(
+        tmp_path: Path, stale: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADER_SERVICE_STALE_S", stale)
+    done = grader("serve", str(write_course(tmp_path)), "--port", "0")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: $GRADER_SERVICE_STALE_S={stale!r}: a number of seconds above 0"]
