@@ -12,6 +12,7 @@ STAMP := $(VENV)/.installed
 # `grader verify` applies the known submissions (fixtures/NAME/mutants/) with GNU patch: likewise.
 # The submission service's browser tests drive Debian's chromium with chromium-driver: likewise.
 # Its TLS proxy test runs Debian's nginx in front of it (docs/service.md's server block): likewise.
+# Its PostgreSQL tests start a throw-away cluster with Debian's postgresql: likewise.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -48,6 +49,14 @@ $(STAMP): pyproject.toml
 	  fi; \
 	  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || \
 	    echo "note: nginx could not be installed; the service's TLS proxy test will be skipped"; \
+	fi
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) \
+	     >/dev/null 2>&1; \
+	  fi; \
+	  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+	    echo "note: postgresql could not be installed; the service's PostgreSQL tests will be skipped"; \
 	fi
 	touch $(STAMP)
 
