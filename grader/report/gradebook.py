@@ -236,7 +236,7 @@ class Gradebook:
         return self._attempt(row) if row is not None else None
 
     def history(self, student: str, count: int = 2) -> list[Attempt]:
-        """The student's last `count` attempts, newest first."""
+        """The student's last `count` attempts (-1: all of them), newest first."""
         rows = self.connection.execute(
             "SELECT * FROM attempts WHERE student = ? ORDER BY attempt DESC LIMIT ?",
             (student, count)).fetchall()
@@ -283,13 +283,16 @@ class Change:
 
 
 def changes(book: Gradebook) -> list[Change]:
-    """Whose score changed between their last two gradings, and which tests caused it."""
+    """Whose score changed between the last grading and the one before it of the same
+    submission (a regrade: a new submission is not a change), and which tests caused it."""
     found = []
     for student in book.students():
-        history = book.history(student)
-        if len(history) < 2 or history[0].score == history[1].score:
+        after, *earlier = book.history(student, count=-1)
+        submitted = after.identity.get("submission_hash")
+        before = next((attempt for attempt in earlier
+                       if attempt.identity.get("submission_hash") == submitted), None)
+        if submitted is None or before is None or before.score == after.score:
             continue
-        after, before = history
         found.append(change(student, before, after))
     return found
 

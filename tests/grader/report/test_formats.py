@@ -97,6 +97,23 @@ def test_gradebook_keeps_hostile_text_as_data(tmp_path: Path) -> None:
     assert [name for name, _, _ in moved[0].tests] == [name for name, _, _ in data.TESTS]
 
 
+def test_changes_compare_gradings_of_the_same_submission_only(tmp_path: Path) -> None:
+    """A new submission graded 0 after a right one is not a change; its regrade is."""
+    with Gradebook(tmp_path / "gradebook.sqlite") as book:
+        book.claim("toy")
+        for day, student, submission in ((1, "ada", "a" * 16), (2, "dee", "b" * 16),
+                                         (3, "ada", "a" * 16)):
+            book.add(attempt_from_results("bob", {**data.IDENTITY, "submission_hash": submission},
+                                          "graded", results_json(data.report_of(student)),
+                                          f"2025-01-0{day}"))
+        assert changes(book) == []  # 6/6, then another submission 0/6, then the first again
+        book.add(attempt_from_results("bob", {**data.IDENTITY, "submission_hash": "a" * 16},
+                                      "graded", results_json(data.report_of("dee")),
+                                      "2025-01-04"))
+        moved = changes(book)
+    assert [(change.before.score, change.after.score) for change in moved] == [(6.0, 0.0)]
+
+
 class _InterruptedAt:
     """A gradebook connection that gets Ctrl-C right after (or right before) one statement."""
 
