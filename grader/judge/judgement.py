@@ -88,9 +88,73 @@ def wanted(step: Step, expected: Any) -> str:
     return received.render(expected)
 
 
+def _names_used(step: Step) -> list[str]:
+    """The `let` names a step's target and arguments start from ($ref, and the heads of $get,
+    $call and dotted targets), in order."""
+    found: list[str] = [step.target.split(".")[0]]
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            for key in ("$ref", "$get", "$call"):
+                if key in value:
+                    found.append(str(value[key]).split(".")[0])
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(step.args)
+    walk(step.kwargs)
+    return found
+
+
+HOW_MADE_LINES = 12  # at most, in a failure's details: the first and last steps, "..." between
+
+
+def how_made(steps: list[Step], step: Step) -> str:
+    """How the objects `step` works on were made: one line per `let` it depends on, in the
+    order they ran ("" when it uses none), for feedback that names generated objects.
+
+    >>> steps = [Step(call="m.Board", let="b"), Step(call="b.play", args=[0]),
+    ...          Step(call="b.child", args=[4], let="t1"), Step(call="t1.best", args=[3])]
+    >>> print(how_made(steps, steps[3]))
+    where
+      b = m.Board()
+      b.play(0)
+      t1 = b.child(4)
+    """
+    made = {each.let: each for each in steps if each.let}
+    needed: set[str] = set()
+    todo = [name for name in _names_used(step) if name in made]
+    while todo:
+        name = todo.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        todo += [used for used in _names_used(made[name]) if used in made]
+    before = steps[:next(i for i, each in enumerate(steps) if each is step)]
+    lines = [f"  {each.let} = {step_label(each)}" if each.let else f"  {step_label(each)}"
+             for each in before
+             if each.let in needed or (each.let is None and each.target.split(".")[0] in needed)]
+    if len(lines) > HOW_MADE_LINES:
+        lines = [*lines[:HOW_MADE_LINES // 2], "  ...", *lines[-HOW_MADE_LINES // 2:]]
+    return "\n".join(["where", *lines]) if lines else ""
+
+
+def with_origin(judgement: Judgement, steps: list[Step], step: Step) -> Judgement:
+    """`judgement` with how the step's objects were made added to its details."""
+    origin = how_made(steps, step)
+    if not origin or judgement.verdict not in (Verdict.WA, Verdict.RTE):
+        return judgement
+    details = f"{origin}\n{judgement.details}".rstrip() if judgement.details else origin
+    return Judgement(judgement.verdict, judgement.message, details, cause=judgement.cause)
+
+
 def judge_steps(steps: list[Step], got_list: list[StepOutcome],
                 expected_list: list[dict[str, Any]]) -> Judgement:
-    """Compare the child's step outcomes with the recorded ones; the first failure decides."""
+    """Compare the child's step outcomes with the recorded ones; the first failure decides (and
+    says how the objects it works on were made)."""
     for got in got_list:
         failed = raised(got)
         if failed is not None and failed.get("let_failed") \
@@ -107,28 +171,36 @@ def judge_steps(steps: list[Step], got_list: list[StepOutcome],
                          f"({len(got_compared)} step outcome(s) for {len(compared_steps)} "
                          f"compared step(s))")
     for step, got, expected in zip(compared_steps, got_compared, expected_compared, strict=True):
-        label = step_label(step)
-        failed = raised(got)
-        if "raises" in expected:
-            if failed is not None and failed["raises"] == expected["raises"]:
-                continue
-            if failed is None:
-                return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}"
-                                 f", expected it to raise {expected['raises']}")
-            if failed["ni"] or failed["import"]:
-                return judge_exception(failed, label)
-            return Judgement(Verdict.WA, f"{label} raised {failed['raises']}, expected it to "
-                             f"raise {expected['raises']}", failed["traceback"])
-        if "unplain" in got:
-            return Judgement(Verdict.WA, f"{label} {got.get('unplain')}")
-        if failed is not None:
-            return judge_exception(failed, label)
-        if step.count is not None and got.get("value") == 0 != expected["value"]:
-            return Judgement(Verdict.WA, f"{label}: no call was counted ({NOTHING_COUNTED})")
-        if not matches(step.compare, got.get("value"), expected["value"], step.tolerance):
-            return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}, "
-                             f"expected {wanted(step, expected['value'])}")
+        judged = _judge_step(step, got, expected)
+        if judged is not None:
+            return with_origin(judged, steps, step)
     return Judgement(Verdict.AC)
+
+
+def _judge_step(step: Step, got: StepOutcome, expected: dict[str, Any]) -> Judgement | None:
+    """The failure of one compared step, or None when it matches what the reference did."""
+    label = step_label(step)
+    failed = raised(got)
+    if "raises" in expected:
+        if failed is not None and failed["raises"] == expected["raises"]:
+            return None
+        if failed is None:
+            return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}"
+                             f", expected it to raise {expected['raises']}")
+        if failed["ni"] or failed["import"]:
+            return judge_exception(failed, label)
+        return Judgement(Verdict.WA, f"{label} raised {failed['raises']}, expected it to "
+                         f"raise {expected['raises']}", failed["traceback"])
+    if "unplain" in got:
+        return Judgement(Verdict.WA, f"{label} {got.get('unplain')}")
+    if failed is not None:
+        return judge_exception(failed, label)
+    if step.count is not None and got.get("value") == 0 != expected["value"]:
+        return Judgement(Verdict.WA, f"{label}: no call was counted ({NOTHING_COUNTED})")
+    if not matches(step.compare, got.get("value"), expected["value"], step.tolerance):
+        return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}, "
+                         f"expected {wanted(step, expected['value'])}")
+    return None
 
 
 def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
