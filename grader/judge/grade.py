@@ -90,6 +90,7 @@ def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
     stdout = None
     if outcome is not None:
         usage = Usage(cpu_s=outcome.cpu_s, wall_s=outcome.wall_s, peak_mb=outcome.peak_mb,
+                      memory_measured=outcome.memory_measured,
                       resident_mb=outcome.resident_mb)
         stdout = outcome.stdout.decode("utf-8", "replace")[:4000] if test.kind == "call" else None
     message = judgement.message

@@ -42,6 +42,7 @@ class Usage:
     cpu_s: float = 0.0
     wall_s: float = 0.0
     peak_mb: float = 0.0  # what the memory limit judged (above the interpreter's own)
+    memory_measured: bool = True  # by a memory cgroup; else peak_mb is "not measured" in reports
     resident_mb: float = 0.0  # the test process's peak resident size, all of it
 
 

@@ -108,7 +108,7 @@ def attempt_from_results(student: str, identity: dict[str, str], status: str,
                              max_points=float(test["max_score"]),
                              cpu_s=float(extra.get("cpu_s", 0.0)),
                              wall_s=float(extra.get("wall_s", 0.0)),
-                             peak_mb=float(extra.get("peak_mb", 0.0)),
+                             peak_mb=float(extra.get("peak_mb") or 0.0),
                              resident_mb=float(extra.get("resident_mb", 0.0)),
                              output=str(test.get("output", "")),
                              question=str(extra.get("question", "") or "")))

@@ -15,7 +15,7 @@ from rich.text import Text
 from grader.atomic import write_atomically as write_atomically  # re-exported for its callers
 from grader.inert import inert_text, xml_safe
 from grader.judge.grade import GradeReport
-from grader.judge.verdicts import TestResult, Verdict
+from grader.judge.verdicts import TestResult, Usage, Verdict
 from grader.report.headline import (
     SEE_ABOVE,
     failed_tests,
@@ -42,6 +42,18 @@ def failure_text(result: TestResult) -> str:
     if result.stdout:
         parts.append("Your code printed:\n" + result.stdout)
     return inert_text("\n".join(parts))
+
+
+NOT_MEASURED = "-"  # no memory cgroup measured the test (a grader that is not root)
+
+
+def peak_text(usage: Usage) -> str:
+    """A test's peak memory for a table: MB, or NOT_MEASURED.
+
+    >>> peak_text(Usage(peak_mb=12.34)), peak_text(Usage(peak_mb=0.0, memory_measured=False))
+    ('12.3', '-')
+    """
+    return f"{usage.peak_mb:.1f}" if usage.memory_measured else NOT_MEASURED
 
 
 def print_report(report: GradeReport, console: Console | None = None) -> None:
@@ -72,7 +84,7 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
                        style=VERDICT_STYLES[result.verdict])
         table.add_row(Text(inert_text(name)), verdict, f"{result.points:g}/{result.max_points:g}",
                       f"{result.usage.cpu_s:.3f}", f"{result.usage.wall_s:.3f}",
-                      f"{result.usage.peak_mb:.1f}")
+                      peak_text(result.usage))
     console.print(table)
     for note in notes_beside(report):
         console.print(Text.assemble(("note:", "yellow"), " ", inert_text(note)))
@@ -142,7 +154,9 @@ def results_json(report: GradeReport) -> dict[str, Any]:
             "extra_data": {**extra, "verdict": result.verdict.value, "kind": result.kind,
                            "limits": result.limits, "calibration": result.limits_note or None,
                            "cpu_s": result.usage.cpu_s,
-                           "wall_s": result.usage.wall_s, "peak_mb": result.usage.peak_mb,
+                           "wall_s": result.usage.wall_s,
+                           "peak_mb": result.usage.peak_mb if result.usage.memory_measured
+                           else None,
                            "resident_mb": result.usage.resident_mb},
         })
     data: dict[str, Any] = {"score": report.score, "tests": tests,

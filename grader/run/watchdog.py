@@ -53,6 +53,7 @@ class RunOutcome:
     cpu_s: float = 0.0
     wall_s: float = 0.0
     peak_mb: float = 0.0
+    memory_measured: bool = False  # peak_mb is a memory cgroup's peak (else a sampled estimate)
     resident_mb: float = 0.0  # the test's own peak resident size (the kernel's maxrss), absolute
     result: Any = None
     result_error: str | None = None
@@ -265,6 +266,7 @@ class Test:
         peak = cgroup.memory_peak_bytes() if cgroup is not None else None
         if peak is not None:
             outcome.peak_mb = round(peak / (1024 * 1024), 2)
+            outcome.memory_measured = True
         else:
             kernel_kb = max(done["maxrss_kb"] - self.baseline_kb, 0)
             outcome.peak_mb = round(max(outcome.peak_mb, kernel_kb / 1024), 2)

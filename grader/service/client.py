@@ -88,7 +88,7 @@ def print_submission(data: dict[str, Any], console: Console) -> None:
         table.add_row(Text(inert_text(name)), Text(str(extra.get("verdict", ""))),
                       f"{float(test.get('score', 0)):g}/{float(test.get('max_score', 0)):g}",
                       f"{float(extra.get('cpu_s', 0)):.3f}", f"{float(extra.get('wall_s', 0)):.3f}",
-                      f"{float(extra.get('peak_mb', 0)):.1f}")
+                      "-" if extra.get("peak_mb") is None else f"{float(extra['peak_mb']):.1f}")
     console.print(table)
     if results.get("output"):
         console.print(Text.assemble(("note:", "yellow"), " ", inert_text(str(results["output"]))))

@@ -112,3 +112,24 @@ def test_public_grading_skips_hidden_tests() -> None:
     report = grade(load_suite("bitgrid"), SAMPLES / "alice", public_only=True, sandbox="process")
     assert report.results and all(r.visibility == "visible" for r in report.results)
     assert report.score == report.max_score
+
+
+def test_memory_nothing_measured_reads_not_measured_not_zero() -> None:
+    """Without a memory cgroup (a grader that is not root) the peak is an estimate: every report
+    says it was not measured rather than 0.0 MB."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from grader.judge.grade import GradeReport
+    from grader.judge.verdicts import TestResult, Usage, Verdict
+    from grader.report.reports import print_report, results_json
+
+    report = GradeReport(exercise="toy", submission="s")
+    report.results.append(TestResult("t", Verdict.AC, 1, 1, "visible",
+                                     usage=Usage(cpu_s=0.1, peak_mb=0.0, memory_measured=False)))
+    assert results_json(report)["tests"][0]["extra_data"]["peak_mb"] is None
+    out = StringIO()
+    print_report(report, Console(file=out, width=120))
+    row = next(line for line in out.getvalue().splitlines() if line.startswith("│ t "))
+    assert row.rstrip(" │").split("│")[-1].strip() == "-"
