@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from grader.cluster.job import Payload
@@ -64,7 +64,8 @@ def grade_one(root: str, suite_path: str, source: Path, public_only: bool,
 def graded_or_failed(loaded: LoadedSuite, source: Path, *, public_only: bool = False,
                      names: list[str] | None = None, sandbox: str | None = None,
                      on_result: Callable[[TestResult], None] | None = None,
-                     passed_on: tuple[type[BaseException], ...] = ()) -> tuple[GradeReport, str]:
+                     passed_on: tuple[type[BaseException], ...] = (),
+                     prior: Mapping[str, str] | None = None) -> tuple[GradeReport, str]:
     """A grading's report and status; one that cannot happen is a report where every test
     (of those selected) scores 0: `empty`, `corrupt` (the student's unreadable .zip, or one
     swapped for a FIFO), or `JE` naming the grader's error. `passed_on` errors are raised."""
@@ -75,7 +76,7 @@ def graded_or_failed(loaded: LoadedSuite, source: Path, *, public_only: bool = F
         if is_empty(source):
             return failed("the submission holds no file"), "empty"
         report = grade(loaded, source, public_only=public_only, names=names, sandbox=sandbox,
-                       on_result=on_result)
+                       on_result=on_result, prior=prior)
         return report, status_of(report)
     except SubmissionError as error:
         return failed(str(error)), "corrupt"

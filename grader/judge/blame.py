@@ -129,6 +129,36 @@ def failing(helpers: Helpers, verdicts: Verdicts) -> list[str]:
             if q in verdicts and verdicts[q] is not Verdict.AC]
 
 
+def seeded(loaded: LoadedSuite, prior: Mapping[str, str], graded: set[str]) -> dict[str, Verdict]:
+    """The verdicts of a regrade's evidence before it runs: each test not regraded now (not in
+    `graded`) with the verdict `prior` gives it (its last grading's), and each question those
+    tests belong to, failed when one of them failed; so a regrade of some tests blames as the
+    full grading did.
+
+    >>> from pathlib import Path
+    >>> from grader.suite.load import LoadedSuite
+    >>> from grader.suite.schema import Suite
+    >>> suite = Suite.model_validate({"exercise": "toy", "submit": ["toy.py"],
+    ...     "questions": [{"id": "q1"}, {"id": "q2"}],
+    ...     "tests": [{"name": "a", "question": "q1", "call": "toy.f", "cases": [[1]]},
+    ...               {"name": "b", "question": "q2", "call": "toy.g", "cases": [[1]]}]})
+    >>> seeded(LoadedSuite(suite, Path("suite.yaml")), {"a": "WA", "b": "AC"}, {"b"})
+    {'a': <Verdict.WA: 'WA'>, 'q1': <Verdict.WA: 'WA'>}
+    """
+    verdicts: dict[str, Verdict] = {}
+    for test in loaded.suite.tests:
+        if test.name in graded or test.name not in prior:
+            continue
+        try:
+            verdict = Verdict(prior[test.name])
+        except ValueError:
+            continue
+        verdicts[test.name] = verdict
+        if test.question is not None and verdicts.get(test.question, Verdict.AC) is Verdict.AC:
+            verdicts[test.question] = verdict
+    return verdicts
+
+
 def execution_order(tests: Sequence[TestSpec], loaded: LoadedSuite) -> list[TestSpec]:
     """`tests` in the suite's order, except that a test runs after every selected test of the
     questions its helpers belong to (so its verdict can name them); a cycle keeps the suite's order.

@@ -190,8 +190,12 @@ def keep_hidden_from_tests(loaded: LoadedSuite) -> None:
 def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
           names: list[str] | None = None, overlay: Path | None = None,
           on_result: Callable[[TestResult], None] | None = None,
-          sandbox: str | None = None, default_sandbox: SandboxChoice = "bwrap") -> GradeReport:
+          sandbox: str | None = None, default_sandbox: SandboxChoice = "bwrap",
+          prior: Mapping[str, str] | None = None) -> GradeReport:
     """Grade the submission at `source` (folder or .zip); one failing test never stops the rest.
+
+    `prior`: the verdicts of its last grading (test -> verdict), the evidence a regrade of some
+    tests (`names`) blames by for the tests it does not run again.
 
     The sandbox is `sandbox` (the command line's), else $GRADER_SANDBOX, else the suite's, else
     `default_sandbox`; relative limits are timed on the reference under it before the run.
@@ -214,7 +218,7 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
         if prepared.ignored:
             report.notes.append("ignored file(s): " + ", ".join(prepared.ignored))
         limits = resolve_limits(loaded, tests, confinement)
-        verdicts: dict[str, Verdict] = {}
+        verdicts = blame.seeded(loaded, prior or {}, {test.name for test in tests})
         results: dict[str, TestResult] = {}
         servers_cpu_s = 0.0
         try:

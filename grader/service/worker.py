@@ -43,11 +43,15 @@ class Lost(Exception):
 
 
 def grade_payload(loaded: LoadedSuite, source: Path, names: list[str] | None,
-                  sandbox: str | None, on_result: Any) -> tuple[dict[str, Any], str]:
+                  sandbox: str | None, on_result: Any,
+                  before: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
     """results.json data and status of one grading, as a batch grades (`grade_one`); a
-    regrade of `names` that cannot happen fails those tests only."""
+    regrade of `names` that cannot happen fails those tests only, and blames by the verdicts
+    of `before` (the last full results) for the tests it does not run."""
+    prior = {str(test.get("name")): str(test.get("extra_data", {}).get("verdict", ""))
+             for test in (before or {}).get("tests", [])}
     report, status = graded_or_failed(loaded, source, names=names, sandbox=sandbox,
-                                      on_result=on_result, passed_on=(Lost,))
+                                      on_result=on_result, passed_on=(Lost,), prior=prior)
     return results_json(report), status
 
 
@@ -133,7 +137,8 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
             data, status = remote.grade(loaded, source, f"{sub.id}-{sub.generation}")
             data["extra_data"]["executor"] = f"dask {remote.scheduler}"
         else:
-            data, status = grade_payload(loaded, source, names, sandbox, on_result)
+            data, status = grade_payload(loaded, source, names, sandbox, on_result,
+                                         sub.results if names else None)
     except Lost:
         return True
     if names:

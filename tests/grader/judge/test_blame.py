@@ -221,3 +221,22 @@ def test_nothing_of_the_second_run_reaches_the_student(grade_toy: Build) -> None
     best = report.results[0]
     assert best.verdict is Verdict.AC and "Passed with the reference's toy.Table" in best.message
     assert "LEAKED" not in results_json(report)["tests"][0]["output"] + (best.stdout or "")
+
+
+def test_a_regrade_of_one_test_blames_as_the_full_grading_did(grade_toy: Build,
+                                                             project: Any) -> None:
+    """The table's `size` is wrong, which its own test does not see: the full grading charges
+    `best`. A regrade of `best` alone, given the last grading's verdicts, does the same (without
+    them the table's question is ungraded, so suspect, and `best` would be forgiven)."""
+    from grader.judge.grade import grade
+    from grader.suite.load import load_suite
+
+    undetected = REFERENCE.replace("return len(self.values)", "return 1")
+    full = grade_toy(SUITE, REFERENCE, undetected)
+    assert verdicts(full) == {"best": Verdict.WA, "cells": Verdict.AC}
+    prior = {result.name: result.verdict.value for result in full.results}
+    again = grade(load_suite("toy"), project / "student", names=["best"], sandbox="process",
+                  prior=prior)
+    assert verdicts(again) == {"best": Verdict.WA}
+    blind = grade(load_suite("toy"), project / "student", names=["best"], sandbox="process")
+    assert verdicts(blind) == {"best": Verdict.AC}
