@@ -7,6 +7,7 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
+from grader.judge.checkers import Check
 from grader.judge.compare import allowance, matches
 from grader.judge.transcripts import readable_diff, where
 from grader.judge.verdicts import Verdict
@@ -89,8 +90,9 @@ def wanted(step: Step, expected: Any) -> str:
 
 
 def judge_steps(steps: list[Step], got_list: list[StepOutcome],
-                expected_list: list[dict[str, Any]]) -> Judgement:
-    """Compare the child's step outcomes with the recorded ones; the first failure decides."""
+                expected_list: list[dict[str, Any]], check: Check | None = None) -> Judgement:
+    """Compare the child's step outcomes with the recorded ones (a step naming a `checker`: ask
+    it, through `check`, instead or beside); the first failure decides."""
     for got in got_list:
         failed = raised(got)
         if failed is not None and failed.get("let_failed") \
@@ -125,9 +127,16 @@ def judge_steps(steps: list[Step], got_list: list[StepOutcome],
             return judge_exception(failed, label)
         if step.count is not None and got.get("value") == 0 != expected["value"]:
             return Judgement(Verdict.WA, f"{label}: no call was counted ({NOTHING_COUNTED})")
-        if not matches(step.compare, got.get("value"), expected["value"], step.tolerance):
+        if step.recorded_compared and not matches(step.compare, got.get("value"),
+                                                  expected["value"], step.tolerance):
             return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}, "
                              f"expected {wanted(step, expected['value'])}")
+        if step.checker is not None:
+            if check is None:
+                return Judgement(Verdict.JE, f"{label}: no way to run its checker {step.checker}")
+            verdict, message, details = check(step, got.get("value"), label)
+            if verdict is not Verdict.AC:
+                return Judgement(verdict, message, details)
     return Judgement(Verdict.AC)
 
 

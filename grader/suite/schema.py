@@ -20,6 +20,19 @@ from grader.suite.questions import Question, question_problem
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 HELPER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
+CHECKER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*:[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _checker(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and CHECKER_PATTERN.match(value):
+        return value
+    raise ValueError(f"expected MODULE:FUNCTION (a function of fixtures/NAME/MODULE.py), "
+                     f"got {value!r}")
+
+
+CheckerName = Annotated[str | None, PlainValidator(_checker)]
 
 
 class SuiteError(UserError):
@@ -204,6 +217,8 @@ class Step(Strict):
     label: str | None = None
     count: Count | None = None
     budget: int | None = Field(None, ge=1)
+    checker: CheckerName = Field(None, description="MODULE:FUNCTION judging the answer in the "
+                                 "grader: check(case, answer) -> (verdict, message)")
 
     @model_validator(mode="after")
     def _one_target(self) -> Step:
@@ -217,6 +232,8 @@ class Step(Strict):
             raise ValueError("'count' counts the work of a 'call' and gives that count, not a 'let'")
         if self.budget is not None and self.count is None:
             raise ValueError("'budget' stops a counted call: it goes with 'count'")
+        if self.checker is not None and not self.compared:
+            raise ValueError("'checker' judges a compared step: not a 'let' (add 'check: true')")
         return self
 
     @property
@@ -229,11 +246,23 @@ class Step(Strict):
         >>> Step(call="b.play", args=[1]).but(let="played").let
         'played'
         """
-        return Step.model_validate({**self.model_dump(exclude_defaults=True), **changes})
+        return Step.model_validate({**self.model_dump(exclude_unset=True), **changes})
 
     @property
     def compared(self) -> bool:
         return self.let is None or self.check
+
+    @property
+    def recorded_compared(self) -> bool:
+        """Whether the answer is compared with the recorded one: always without a checker, and
+        beside it when the step (or its test) writes `compare:`.
+
+        >>> Step(call="m.f", checker="c:f").recorded_compared, Step(call="m.f").recorded_compared
+        (False, True)
+        >>> Step(call="m.f", checker="c:f", compare="equal").recorded_compared
+        True
+        """
+        return self.checker is None or "compare" in self.model_fields_set
 
 
 class Transcript(Strict):
@@ -271,6 +300,9 @@ class TestSpec(Strict):
     attrs: list[str] | None = None
     steps: list[Step] | None = None
     steps_from: str | None = None
+    checker: CheckerName = Field(None, description="MODULE:FUNCTION judging each case's answer "
+                                 "in the grader instead of (with `compare:`, beside) the "
+                                 "recorded comparison: check(case, answer) -> (verdict, message)")
     transcript: Transcript | None = None
     normalize: Normalize | None = None
     reference_helpers: dict[str, str] = Field(
@@ -290,6 +322,9 @@ class TestSpec(Strict):
             raise ValueError("'call' needs exactly one of 'cases' or 'cases_from'")
         if self.steps is not None and self.steps_from is not None:
             raise ValueError("use one of 'steps' or 'steps_from'")
+        if self.checker is not None and self.call is None:
+            raise LocatedError(("checker",), "a test's 'checker' judges the answers of its "
+                               "'call'; in steps, give each step its own 'checker'")
         for helper in self.reference_helpers:
             if not HELPER_PATTERN.match(helper):
                 raise LocatedError(("reference_helpers", helper),
