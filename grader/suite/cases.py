@@ -155,7 +155,9 @@ def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
 
 
 def visible_cases(loaded: LoadedSuite, test: TestSpec) -> list[Any]:
-    """A generated test's cases (or steps) as plain JSON data, for a handout."""
+    """A generated test's cases (or steps) as plain JSON data, for a handout (without their
+    checkers: those stay with the grader, and the handout compares with the recorded answers)."""
     if test.steps_from is not None:
-        return [step.model_dump(exclude_defaults=True) for step in steps_of(test, loaded)]
+        return [step.model_dump(exclude_defaults=True, exclude={"checker"})
+                for step in steps_of(test, loaded)]
     return [step.args for step in steps_of(test, loaded)]

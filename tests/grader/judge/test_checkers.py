@@ -192,3 +192,17 @@ def test_a_checker_step_in_steps_is_located_at_its_step(project: Path) -> None:
     assert len(messages) == 1, messages
     assert ":10: tests.best.steps.1.checker: checker 'checks:nowhere': " in messages[0]
     assert "has no function 'nowhere'" in messages[0]
+
+
+def test_a_handout_keeps_its_checkers_out_and_says_so(tmp_path: Path) -> None:
+    import yaml
+
+    from grader.commands.handout import CHECKED_HERE, make_handout
+
+    make_handout(load_suite("alphabeta"), tmp_path / "handout")
+    fixtures = tmp_path / "handout" / "fixtures" / "alphabeta"
+    assert not (fixtures / "checkers.py").exists()
+    suite = yaml.safe_load((fixtures / "suite.yaml").read_text())
+    bmove = next(test for test in suite["tests"] if test["name"] == "bmove")
+    assert "checker" not in bmove and bmove["description"].endswith(CHECKED_HERE)
+    assert "checkers:" not in (fixtures / "suite.yaml").read_text()
