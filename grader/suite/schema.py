@@ -9,30 +9,17 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PlainValidator,
     field_validator,
     model_validator,
 )
 
 from grader.errors import UserError
 from grader.sandboxes import SandboxChoice
+from grader.suite.fields import CheckerName, TimeLimit, check_regex
 from grader.suite.questions import Question, question_problem
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 HELPER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
-CHECKER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*:[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def _checker(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str) and CHECKER_PATTERN.match(value):
-        return value
-    raise ValueError(f"expected MODULE:FUNCTION (a function of fixtures/NAME/MODULE.py), "
-                     f"got {value!r}")
-
-
-CheckerName = Annotated[str | None, PlainValidator(_checker)]
 
 
 class SuiteError(UserError):
@@ -43,19 +30,6 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-RELATIVE_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)?x$")
-
-
-def _time_limit(value: Any) -> float | str:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    if isinstance(value, str) and RELATIVE_PATTERN.match(value) and float(value[:-1]) > 0:
-        return value
-    raise ValueError(f"expected seconds (a number > 0) or a multiple of the reference's time "
-                     f"such as '3x', got {value!r}")
-
-
-TimeLimit = Annotated[float | str, PlainValidator(_time_limit)]
 UNCALIBRATED_TIME_S = 600.0
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 WALL_RULE = "max(3 x cpu_s, cpu_s + 30 s)"
@@ -180,22 +154,15 @@ class Normalize(Strict):
     @classmethod
     def _regexes_compile(cls, patterns: list[str]) -> list[str]:
         for pattern in patterns:
-            _check_regex(pattern)
+            check_regex(pattern)
         return patterns
 
     @field_validator("substitute")
     @classmethod
     def _substitutions_compile(cls, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         for pattern, _ in pairs:
-            _check_regex(pattern)
+            check_regex(pattern)
         return pairs
-
-
-def _check_regex(pattern: str) -> None:
-    try:
-        re.compile(pattern)
-    except re.error as error:
-        raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from error
 
 
 Comparator = Literal["equal", "unordered", "approx", "set", "at_most"]
@@ -217,8 +184,7 @@ class Step(Strict):
     label: str | None = None
     count: Count | None = None
     budget: int | None = Field(None, ge=1)
-    checker: CheckerName = Field(None, description="MODULE:FUNCTION judging the answer in the "
-                                 "grader: check(case, answer) -> (verdict, message)")
+    checker: CheckerName = None  # MODULE:FUNCTION judging the answer (docs/suites.md)
 
     @model_validator(mode="after")
     def _one_target(self) -> Step:
@@ -254,13 +220,10 @@ class Step(Strict):
 
     @property
     def recorded_compared(self) -> bool:
-        """Whether the answer is compared with the recorded one: always without a checker, and
-        beside it when the step (or its test) writes `compare:`.
+        """Compared with the recorded answer: without a checker, or beside it with `compare:`.
 
         >>> Step(call="m.f", checker="c:f").recorded_compared, Step(call="m.f").recorded_compared
         (False, True)
-        >>> Step(call="m.f", checker="c:f", compare="equal").recorded_compared
-        True
         """
         return self.checker is None or "compare" in self.model_fields_set
 
@@ -300,9 +263,7 @@ class TestSpec(Strict):
     attrs: list[str] | None = None
     steps: list[Step] | None = None
     steps_from: str | None = None
-    checker: CheckerName = Field(None, description="MODULE:FUNCTION judging each case's answer "
-                                 "in the grader instead of (with `compare:`, beside) the "
-                                 "recorded comparison: check(case, answer) -> (verdict, message)")
+    checker: CheckerName = None  # MODULE:FUNCTION judging each case's answer (docs/suites.md)
     transcript: Transcript | None = None
     normalize: Normalize | None = None
     reference_helpers: dict[str, str] = Field(
