@@ -206,3 +206,12 @@ def test_a_handout_keeps_its_checkers_out_and_says_so(tmp_path: Path) -> None:
     bmove = next(test for test in suite["tests"] if test["name"] == "bmove")
     assert "checker" not in bmove and bmove["description"].endswith(CHECKED_HERE)
     assert "checkers:" not in (fixtures / "suite.yaml").read_text()
+
+
+def test_a_changed_checker_changes_the_suites_fingerprint(project: Path) -> None:
+    from grader.batch.identity import suite_fingerprint
+
+    _toy(project, SUITE.format(function="any_largest"), CHECKS)
+    before = suite_fingerprint(load_suite("toy"))
+    (project / "fixtures" / "toy" / "checks.py").write_text(CHECKS + "\n# judged otherwise\n")
+    assert suite_fingerprint(load_suite("toy")) != before  # a resumed batch regrades
