@@ -215,3 +215,39 @@ def test_a_changed_checker_changes_the_suites_fingerprint(project: Path) -> None
     before = suite_fingerprint(load_suite("toy"))
     (project / "fixtures" / "toy" / "checks.py").write_text(CHECKS + "\n# judged otherwise\n")
     assert suite_fingerprint(load_suite("toy")) != before  # a resumed batch regrades
+
+
+def test_an_answer_nested_too_deeply_never_reaches_the_checker(grade_toy: Build) -> None:
+    student = ("def best(values):\n    nested = 1\n    for _ in range(5000):\n"
+               "        nested = [nested]\n    return nested\n")
+    result = grade_with(grade_toy, "inspects", student)
+    assert result.verdict in (Verdict.WA, Verdict.RTE), result.message
+    assert "plain, depth" not in result.message
+
+
+STEPS_SUITE = """\
+exercise: toy
+submit: [toy.py]
+tests:
+  - name: steps
+    steps:
+      - let: values
+        call: toy.numbers
+      - call: toy.best
+        args: [[1, 9, 9]]
+        checker: checks:any_largest
+      - call: toy.numbers
+"""
+
+
+@pytest.mark.parametrize(("numbers", "verdict"), [("[3, 7, 7, 1]", Verdict.AC),
+                                                  ("[3, 7]", Verdict.WA)])
+def test_a_step_checker_sits_beside_recorded_steps(grade_toy: Build, numbers: str,
+                                                   verdict: Verdict) -> None:
+    reference = REFERENCE + "\n\ndef numbers():\n    return [3, 7, 7, 1]\n"
+    student = LAST_OF_EQUALS + f"\n\ndef numbers():\n    return {numbers}\n"
+    report = grade_toy(STEPS_SUITE, reference, student, inputs={"checks.py": CHECKS})
+    result = report.results[0]
+    assert result.verdict is verdict, result.message
+    if verdict is Verdict.WA:
+        assert result.message == "toy.numbers() returned [3, 7], expected [3, 7, 7, 1]"
