@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from grader.judge.verdicts import Verdict
@@ -78,8 +79,7 @@ def run_checker(loaded: LoadedSuite, step: Step, answer: Any, label: str) -> tup
         returned = function(case, given)
     except (Exception, SystemExit) as error:  # the author's code: every failure is a JE
         why = f"raised {type(error).__name__}: {cut(str(error), REASON_CAP)}"
-        return (Verdict.JE, f"{label}: {_the_grader(source, why)}",
-                cut_start(traceback.format_exc(), TRACEBACK_CAP))
+        return Verdict.JE, f"{label}: {_the_grader(source, why)}", _where(error)
     verdict, message = _verdict_of(returned)
     if verdict is None:
         shown = cut(repr(returned), REASON_CAP)
@@ -88,6 +88,14 @@ def run_checker(loaded: LoadedSuite, step: Step, answer: Any, label: str) -> tup
     if verdict is Verdict.AC:
         return verdict, "", ""
     return verdict, f"{label}: {cut(message, MESSAGE_CAP)}", ""
+
+
+def _where(error: BaseException) -> str:
+    """Where the checker failed, frame by frame (file, line, function), without its source lines:
+    the details of a visible test may be shown to students, and the checker's code is hidden."""
+    frames = traceback.extract_tb(error.__traceback__)[1:]  # the first frame is run_checker's
+    lines = [f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}" for frame in frames]
+    return cut_start("\n".join(lines), TRACEBACK_CAP)
 
 
 def _verdict_of(returned: Any) -> tuple[Verdict | None, str]:

@@ -103,6 +103,8 @@ def test_a_checker_that_fails_is_je_naming_it(grade_toy: Build, function: str, w
     assert result.verdict is Verdict.JE
     assert f"the checker checks:{function} {why}" in result.message
     assert "the grader's fault, not the submission's" in result.message
+    if function == "raises":  # where, without the checker's hidden source lines
+        assert result.details == "checks.py:16 in raises", result.details
 
 
 def test_the_checker_runs_in_the_grader_not_in_the_test(grade_toy: Build) -> None:
