@@ -8,13 +8,17 @@ fresh plain copies (None, bool, int, float, str, lists and dicts with string key
 `received.MAX_DEPTH` deep), so the checker can neither be handed an object of the student's nor
 change what the report shows. It returns `(verdict, message)`, verdict `AC` or `WA`; anything
 else, or an exception, is the author's mistake: a `JE` naming the checker, never a student's WA.
-Its message is cut at MESSAGE_CAP characters and shown as any other message (made inert).
+Its message is cut at MESSAGE_CAP characters and shown as any other message (made inert). A
+checker still running after TIME_LIMIT_S on one answer is a JE as well.
 """
 
 from __future__ import annotations
 
+import signal
+import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +30,7 @@ from grader.suite.load import LoadedSuite
 from grader.suite.schema import Step, SuiteError
 
 MESSAGE_CAP = 500
+TIME_LIMIT_S = 10.0  # per answer: a checker that hangs is the grader's fault, not a student's
 REASON_CAP = 300
 VERDICTS = {"AC": Verdict.AC, "WA": Verdict.WA}
 
@@ -76,7 +81,11 @@ def run_checker(loaded: LoadedSuite, step: Step, answer: Any, label: str) -> tup
     except NotPlain as error:
         return Verdict.JE, f"{label}: cannot hand {source} plain data ({error})", ""
     try:
-        returned = function(case, given)
+        with _time_limit(TIME_LIMIT_S):
+            returned = function(case, given)
+    except _OverTime as error:
+        why = f"ran for more than {TIME_LIMIT_S:g} s on one answer"
+        return Verdict.JE, f"{label}: {_the_grader(source, why)}", _where(error)
     except (Exception, SystemExit) as error:  # the author's code: every failure is a JE
         why = f"raised {type(error).__name__}: {cut(str(error), REASON_CAP)}"
         return Verdict.JE, f"{label}: {_the_grader(source, why)}", _where(error)
@@ -88,6 +97,32 @@ def run_checker(loaded: LoadedSuite, step: Step, answer: Any, label: str) -> tup
     if verdict is Verdict.AC:
         return verdict, "", ""
     return verdict, f"{label}: {cut(message, MESSAGE_CAP)}", ""
+
+
+class _OverTime(BaseException):
+    """A checker still running at its time limit (not an Exception: the checker cannot catch it
+    with `except Exception`)."""
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Stop the body after `seconds` of wall-clock time, where a signal can (the main thread of
+    a process, as in `grader grade`, batches' and the service's worker processes); elsewhere
+    (a Dask worker's thread) the checker runs unbounded."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise _OverTime
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _where(error: BaseException) -> str:

@@ -42,6 +42,14 @@ def raises(case, answer):
     raise KeyError("the author forgot a case")
 
 
+def loops(case, answer):
+    try:
+        while True:
+            pass
+    except Exception:
+        return "AC", "caught it"
+
+
 def says_maybe(case, answer):
     return "maybe", "no idea"
 
@@ -105,6 +113,13 @@ def test_a_checker_that_fails_is_je_naming_it(grade_toy: Build, function: str, w
     assert "the grader's fault, not the submission's" in result.message
     if function == "raises":  # where, without the checker's hidden source lines
         assert result.details == "checks.py:16 in raises", result.details
+
+
+def test_a_checker_that_hangs_is_je(grade_toy: Build, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("grader.judge.checkers.TIME_LIMIT_S", 0.3)
+    result = grade_with(grade_toy, "loops", REFERENCE)
+    assert result.verdict is Verdict.JE
+    assert "the checker checks:loops ran for more than 0.3 s on one answer" in result.message
 
 
 def test_the_checker_runs_in_the_grader_not_in_the_test(grade_toy: Build) -> None:
