@@ -106,9 +106,8 @@ class _OverTime(BaseException):
 
 @contextmanager
 def _time_limit(seconds: float) -> Iterator[None]:
-    """Stop the body after `seconds` of wall-clock time, where a signal can (the main thread of
-    a process, as in `grader grade`, batches' and the service's worker processes); elsewhere
-    (a Dask worker's thread) the checker runs unbounded."""
+    """Stop the body after `seconds` of wall-clock time, where a signal can (in the main thread
+    of a process, as `grader grade` runs); in any other thread the checker runs unbounded."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
