@@ -43,13 +43,28 @@ def _digest(parts: list[bytes]) -> str:
 
 
 def suite_fingerprint(loaded: LoadedSuite) -> str:
-    """The suite as validated (points, limits, steps...) and the given files graded with it."""
+    """The suite as validated (points, limits, steps...), the given files graded with it and the
+    modules of its checkers (which judge answers)."""
     suite = loaded.suite
     parts = [suite.model_dump_json().encode()]
     for name in suite.given:
         path = loaded.exercise.given_file(name)
         parts += [name.encode(), path.read_bytes() if path.is_file() else b"<missing>"]
+    for module in sorted(_checker_modules(loaded)):
+        path = loaded.exercise.generator(module)
+        parts += [module.encode(), path.read_bytes() if path.is_file() else b"<missing>"]
     return _digest(parts)
+
+
+def _checker_modules(loaded: LoadedSuite) -> set[str]:
+    """The fixtures modules holding the suite's checkers (`checker: MODULE:FUNCTION`)."""
+    modules: set[str] = set()
+    for test in loaded.suite.tests:
+        if test.transcript is not None:
+            continue
+        sources = [test.checker] + [step.checker for step in expectations.steps_of(test, loaded)]
+        modules.update(source.partition(":")[0] for source in sources if source is not None)
+    return modules
 
 
 def expectations_fingerprint(loaded: LoadedSuite) -> str:

@@ -53,6 +53,8 @@ STATEMENT_NOTE = ("The task, question by question: `exercises/{name}/README.md`,
 
 
 CASES_FILE = "visible_cases.json"
+CHECKED_HERE = ("(Graded by a checker that accepts every right answer; this copy accepts only "
+                "the reference's answer, so it may fail a right answer that grading accepts.)")
 
 
 def _visible_test(test: TestSpec, visible: set[str]) -> dict[str, Any]:
@@ -62,6 +64,11 @@ def _visible_test(test: TestSpec, visible: set[str]) -> dict[str, Any]:
     for key in ("cases_from", "steps_from"):
         if key in data:
             data[key] = f"{CASES_FILE}:{test.name}"
+    checked = data.pop("checker", None) is not None
+    for step in data.get("steps", []):
+        checked = step.pop("checker", None) is not None or checked
+    if checked:  # checkers stay with the grader: the handout compares with the recorded answers
+        data["description"] = (data.get("description", "") + " " + CHECKED_HERE).strip()
     helpers = {h: q for h, q in test.reference_helpers.items() if q in visible}
     data.pop("reference_helpers", None)
     if helpers:

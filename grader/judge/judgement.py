@@ -7,6 +7,7 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
+from grader.judge.checkers import Check
 from grader.judge.compare import allowance, matches
 from grader.judge.transcripts import readable_diff, where
 from grader.judge.verdicts import Verdict
@@ -152,9 +153,10 @@ def with_origin(judgement: Judgement, steps: list[Step], step: Step) -> Judgemen
 
 
 def judge_steps(steps: list[Step], got_list: list[StepOutcome],
-                expected_list: list[dict[str, Any]]) -> Judgement:
-    """Compare the child's step outcomes with the recorded ones; the first failure decides (and
-    says how the objects it works on were made)."""
+                expected_list: list[dict[str, Any]], check: Check | None = None) -> Judgement:
+    """Compare the child's step outcomes with the recorded ones (a step naming a `checker`: ask
+    it, through `check`, instead or beside); the first failure decides, and says how the objects
+    it works on were made."""
     for got in got_list:
         failed = raised(got)
         if failed is not None and failed.get("let_failed") \
@@ -171,14 +173,16 @@ def judge_steps(steps: list[Step], got_list: list[StepOutcome],
                          f"({len(got_compared)} step outcome(s) for {len(compared_steps)} "
                          f"compared step(s))")
     for step, got, expected in zip(compared_steps, got_compared, expected_compared, strict=True):
-        judged = _judge_step(step, got, expected)
+        judged = _judge_step(step, got, expected, check)
         if judged is not None:
             return with_origin(judged, steps, step)
     return Judgement(Verdict.AC)
 
 
-def _judge_step(step: Step, got: StepOutcome, expected: dict[str, Any]) -> Judgement | None:
-    """The failure of one compared step, or None when it matches what the reference did."""
+def _judge_step(step: Step, got: StepOutcome, expected: dict[str, Any],
+                check: Check | None) -> Judgement | None:
+    """The failure of one compared step, or None when it matches what the reference did (and
+    its checker, if it names one, accepts it)."""
     label = step_label(step)
     failed = raised(got)
     if "raises" in expected:
@@ -197,9 +201,16 @@ def _judge_step(step: Step, got: StepOutcome, expected: dict[str, Any]) -> Judge
         return judge_exception(failed, label)
     if step.count is not None and got.get("value") == 0 != expected["value"]:
         return Judgement(Verdict.WA, f"{label}: no call was counted ({NOTHING_COUNTED})")
-    if not matches(step.compare, got.get("value"), expected["value"], step.tolerance):
+    if step.recorded_compared and not matches(step.compare, got.get("value"),
+                                              expected["value"], step.tolerance):
         return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}, "
                          f"expected {wanted(step, expected['value'])}")
+    if step.checker is not None:
+        if check is None:
+            return Judgement(Verdict.JE, f"{label}: no way to run its checker {step.checker}")
+        verdict, message, details = check(step, got.get("value"), label)
+        if verdict is not Verdict.AC:
+            return Judgement(verdict, message, details)
     return None
 
 

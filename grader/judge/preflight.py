@@ -11,6 +11,7 @@ from typing import Any
 from grader.diagnostics import Diagnostics
 from grader.judge.helpers import helper_code, reference_available
 from grader.suite import expectations
+from grader.suite.cases import checker_function
 from grader.suite.load import LoadedSuite
 from grader.suite.schema import Step, SuiteError, TestSpec
 
@@ -56,12 +57,33 @@ def static_problems(loaded: LoadedSuite, tests: list[TestSpec] | None = None) ->
             key_path = ("steps", step) if test.steps else ("call",) if test.call else ()
             line = loaded.line_of("tests", index, *key_path)
             problems.error(f"{key}: {problem}", file=where, line=line)
+        _checker_problems(loaded, test, index, problems)
         if test.reference_helpers and reference_available(loaded):  # a handout runs without
             try:
                 helper_code(loaded, test)
             except SuiteError as error:
                 problems.error(str(error))
     return problems
+
+
+def _checker_problems(loaded: LoadedSuite, test: TestSpec, index: int,
+                      problems: Diagnostics) -> None:
+    """Every checker the test names exists: its module in the fixtures, loading, and the
+    function in it (one error per checker, at the line that names it)."""
+    named: dict[str, tuple[str, int | None]] = {}
+    if test.checker is not None:
+        named[test.checker] = (f"tests.{test.name}.checker",
+                               loaded.line_of("tests", index, "checker"))
+    for number, step in enumerate(expectations.steps_of(test, loaded)):
+        if step.checker is not None and step.checker not in named:
+            path = ("steps", number, "checker") if test.steps else ("steps_from",)
+            named[step.checker] = (f"tests.{test.name}.{'.'.join(map(str, path))}",
+                                   loaded.line_of("tests", index, *path))
+    for source, (key, line) in named.items():
+        try:
+            checker_function(loaded, source)
+        except SuiteError as error:
+            problems.error(f"{key}: {error}", file=loaded.path, line=line)
 
 
 def expectation_problems(loaded: LoadedSuite, tests: list[TestSpec]) -> Diagnostics:

@@ -14,12 +14,14 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeAlias, TypedDict
 
 from grader import owners
 from grader.exercise import project_root
 from grader.inert import inert_text
+from grader.judge.checkers import run_checker
 from grader.judge.helpers import helper_code, reference_available
 from grader.judge.judgement import (
     Judgement,
@@ -211,7 +213,8 @@ class Grader:
             return judged, run
         assert isinstance(run.observed, list)
         expected = expectations.load_call(self.loaded, test)
-        return judge_steps(expectations.steps_of(test, self.loaded), run.observed, expected), run
+        return judge_steps(expectations.steps_of(test, self.loaded), run.observed, expected,
+                           partial(run_checker, self.loaded)), run
 
     def _run_calls(self, test: TestSpec, limits: Limits, helpers: list[HelperCode]) -> TestRun:
         steps = expectations.steps_of(test, self.loaded)

@@ -1,18 +1,20 @@
-"""Generated cases: `cases_from`/`steps_from` expanded into the steps a call test runs.
+"""Generated cases: `cases_from`/`steps_from` expanded into the steps a call test runs; checkers.
 
 A source is `MODULE:FUNCTION`, a generator in fixtures/NAME/MODULE.py (run in the grader, never in
 the test process), or `FILE.json:TEST`, cases written out by `grader handout` so that no generator
-ships. Generators return typed values, checked as they are generated: `cases_from` a list of
-`Case` (the positional arguments of one call), `steps_from` a list of `Step` models.
+ships. Checkers (`checker: MODULE:FUNCTION`) are found the same way. Generators return typed
+values, checked as they are generated: `cases_from` a list of `Case` (the positional arguments of
+one call), `steps_from` a list of `Step` models.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 from pydantic import ValidationError
 
@@ -73,6 +75,24 @@ def generated(loaded: LoadedSuite, source: str) -> list[Any]:
     return list(found)
 
 
+def checker_function(loaded: LoadedSuite, source: str) -> Callable[..., Any]:
+    """The checker `source` (MODULE:FUNCTION, a function of fixtures/NAME/MODULE.py), loaded in
+    the grader (never in the test process); a SuiteError saying what is missing."""
+    where, _, name = source.partition(":")
+    path = loaded.exercise.generator(where)
+    if not path.is_file():
+        raise SuiteError(f"checker '{source}': there is no {path}")
+    try:
+        module = _module(path)
+    except Exception as error:  # the author's module, run as it is loaded: any error is theirs
+        raise SuiteError(f"checker '{source}': {path} does not load: "
+                         f"{type(error).__name__}: {error}") from error
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise SuiteError(f"checker '{source}': {path} has no function '{name}'")
+    return cast(Callable[..., Any], function)
+
+
 def checked_cases(found: list[Any], source: str) -> list[Case]:
     """Each case a list of arguments (a tuple is taken as one).
 
@@ -119,8 +139,9 @@ def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
         else:
             cases = test.cases if test.cases is not None else checked_cases(
                 generated(loaded, test.cases_from or ""), test.cases_from or "")
-            steps = [Step(call=test.call, args=list(case), compare=test.compare,
-                          tolerance=test.tolerance, show=test.show, attrs=test.attrs)
+            compare = {"compare": test.compare} if "compare" in test.model_fields_set else {}
+            steps = [Step(call=test.call, args=list(case), tolerance=test.tolerance,
+                          show=test.show, attrs=test.attrs, checker=test.checker, **compare)
                      for case in cases]
     except ValidationError as error:
         raise SuiteError(f"{loaded.path}: test '{test.name}': a generated step is invalid: "
@@ -134,7 +155,9 @@ def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
 
 
 def visible_cases(loaded: LoadedSuite, test: TestSpec) -> list[Any]:
-    """A generated test's cases (or steps) as plain JSON data, for a handout."""
+    """A generated test's cases (or steps) as plain JSON data, for a handout (without their
+    checkers: those stay with the grader, and the handout compares with the recorded answers)."""
     if test.steps_from is not None:
-        return [step.model_dump(exclude_defaults=True) for step in steps_of(test, loaded)]
+        return [step.model_dump(exclude_defaults=True, exclude={"checker"})
+                for step in steps_of(test, loaded)]
     return [step.args for step in steps_of(test, loaded)]

@@ -54,10 +54,16 @@ def fingerprint(loaded: LoadedSuite, test: TestSpec) -> str:
             digest.update(name.encode())
             path = folder / name
             digest.update(path.read_bytes() if path.exists() else b"<missing>")
-    digest.update(test.model_dump_json(exclude={"points", "visibility", "limits", "description",
-                                                "reference_helpers", "question"}).encode())
+    # The recording never depends on how answers are judged (a checker reads them afterwards).
+    ignored: dict[str, Any] = dict.fromkeys(
+        ("points", "visibility", "limits", "description", "reference_helpers", "question",
+         "checker"), True)
+    if test.steps is not None:
+        ignored["steps"] = {"__all__": {"checker"}}
+    digest.update(test.model_dump_json(exclude=ignored).encode())
     if test.transcript is None:
-        steps = [step.model_dump(exclude_defaults=True) for step in steps_of(test, loaded)]
+        steps = [step.model_dump(exclude_defaults=True, exclude={"checker"})
+                 for step in steps_of(test, loaded)]
         digest.update(json.dumps(steps, sort_keys=True).encode())
     for name in input_names(test):
         path = loaded.fixtures / name

@@ -9,13 +9,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PlainValidator,
     field_validator,
     model_validator,
 )
 
 from grader.errors import UserError
 from grader.sandboxes import SandboxChoice
+from grader.suite.fields import CheckerName, TimeLimit, check_regex
 from grader.suite.questions import Question, question_problem
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
@@ -30,19 +30,6 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-RELATIVE_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)?x$")
-
-
-def _time_limit(value: Any) -> float | str:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    if isinstance(value, str) and RELATIVE_PATTERN.match(value) and float(value[:-1]) > 0:
-        return value
-    raise ValueError(f"expected seconds (a number > 0) or a multiple of the reference's time "
-                     f"such as '3x', got {value!r}")
-
-
-TimeLimit = Annotated[float | str, PlainValidator(_time_limit)]
 UNCALIBRATED_TIME_S = 600.0
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 WALL_RULE = "max(3 x cpu_s, cpu_s + 30 s)"
@@ -167,22 +154,15 @@ class Normalize(Strict):
     @classmethod
     def _regexes_compile(cls, patterns: list[str]) -> list[str]:
         for pattern in patterns:
-            _check_regex(pattern)
+            check_regex(pattern)
         return patterns
 
     @field_validator("substitute")
     @classmethod
     def _substitutions_compile(cls, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         for pattern, _ in pairs:
-            _check_regex(pattern)
+            check_regex(pattern)
         return pairs
-
-
-def _check_regex(pattern: str) -> None:
-    try:
-        re.compile(pattern)
-    except re.error as error:
-        raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from error
 
 
 Comparator = Literal["equal", "unordered", "approx", "set", "at_most"]
@@ -204,6 +184,7 @@ class Step(Strict):
     label: str | None = None
     count: Count | None = None
     budget: int | None = Field(None, ge=1)
+    checker: CheckerName = None  # MODULE:FUNCTION judging the answer (docs/suites.md)
 
     @model_validator(mode="after")
     def _one_target(self) -> Step:
@@ -217,6 +198,8 @@ class Step(Strict):
             raise ValueError("'count' counts the work of a 'call' and gives that count, not a 'let'")
         if self.budget is not None and self.count is None:
             raise ValueError("'budget' stops a counted call: it goes with 'count'")
+        if self.checker is not None and not self.compared:
+            raise ValueError("'checker' judges a compared step: not a 'let' (add 'check: true')")
         return self
 
     @property
@@ -229,11 +212,20 @@ class Step(Strict):
         >>> Step(call="b.play", args=[1]).but(let="played").let
         'played'
         """
-        return Step.model_validate({**self.model_dump(exclude_defaults=True), **changes})
+        return Step.model_validate({**self.model_dump(exclude_unset=True), **changes})
 
     @property
     def compared(self) -> bool:
         return self.let is None or self.check
+
+    @property
+    def recorded_compared(self) -> bool:
+        """Compared with the recorded answer: without a checker, or beside it with `compare:`.
+
+        >>> Step(call="m.f", checker="c:f").recorded_compared, Step(call="m.f").recorded_compared
+        (False, True)
+        """
+        return self.checker is None or "compare" in self.model_fields_set
 
 
 class Transcript(Strict):
@@ -271,6 +263,7 @@ class TestSpec(Strict):
     attrs: list[str] | None = None
     steps: list[Step] | None = None
     steps_from: str | None = None
+    checker: CheckerName = None  # MODULE:FUNCTION judging each case's answer (docs/suites.md)
     transcript: Transcript | None = None
     normalize: Normalize | None = None
     reference_helpers: dict[str, str] = Field(
@@ -290,6 +283,9 @@ class TestSpec(Strict):
             raise ValueError("'call' needs exactly one of 'cases' or 'cases_from'")
         if self.steps is not None and self.steps_from is not None:
             raise ValueError("use one of 'steps' or 'steps_from'")
+        if self.checker is not None and self.call is None:
+            raise LocatedError(("checker",), "a test's 'checker' judges the answers of its "
+                               "'call'; in steps, give each step its own 'checker'")
         for helper in self.reference_helpers:
             if not HELPER_PATTERN.match(helper):
                 raise LocatedError(("reference_helpers", helper),
