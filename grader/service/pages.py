@@ -36,6 +36,7 @@ SHARED = Path(__file__).resolve().parent.parent / "report"
 # name -> (the file, its content type); sortable.js is the batch summary's own sorting script.
 STATIC_FILES = {"grader.js": (STATIC / "grader.js", "text/javascript"),
                 "grader.css": (STATIC / "grader.css", "text/css"),
+                "simple.css": (STATIC / "simple.css", "text/css"),
                 "sortable.js": (SHARED / "sortable.js", "text/javascript")}
 # No inline script or style anywhere: what a submission printed can never run in a page.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
