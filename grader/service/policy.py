@@ -9,6 +9,7 @@ credit. Before that a student sees at most the hidden tests' verdicts and points
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -157,23 +158,28 @@ def refusal(assignment: Assignment, user: User, now: datetime) -> str | None:
     return None
 
 
-def hidden_note(assignment: Assignment, seen: Seen, hidden: int, due: datetime) -> str:
+def iso(moment: datetime) -> str:
+    return moment.isoformat()
+
+
+def hidden_note(assignment: Assignment, seen: Seen, hidden: int, due: datetime,
+                shown: Callable[[datetime], str] = iso) -> str:
     """What a student is told about the `hidden` tests they do not see in full (never a promise
-    the policy does not keep: `hidden: never` is never "shown later")."""
+    the policy does not keep: `hidden: never` is never "shown later"); `shown` writes a date."""
     if seen == VERDICTS:
         after = texts_shown_after(assignment)
-        when = (f"they are shown after {after.isoformat()}, when no submission can earn credit "
+        when = (f"they are shown after {shown(after)}, when no submission can earn credit "
                 f"any more" if after is not None else
                 "they are withheld while late submissions can still earn credit")
         return f"{hidden} hidden test(s): verdict and points only; their failure texts: {when}"
     effect = release_effect(assignment)
     if effect is not None:
         return (f"{hidden} hidden test(s): an instructor released their results; they are "
-                f"shown after {effect.takes_effect.isoformat()}")
+                f"shown after {shown(effect.takes_effect)}")
     if assignment.hidden == "never":
         return f"{hidden} hidden test(s): their results are not shown to students"
     return (f"{hidden} hidden test(s): their verdicts and points are shown after your due "
-            f"date ({due.isoformat()})")
+            f"date ({shown(due)})")
 
 
 def redact(results: dict[str, Any], seen: Seen, note: str = "") -> dict[str, Any]:
@@ -239,14 +245,16 @@ def visible_questions(questions: list[dict[str, Any]],
     return shown
 
 
-def view(sub: Submission, assignment: Assignment, viewer: User, now: datetime) -> dict[str, Any]:
-    """The API's view of a submission for `viewer` (the student's, redacted; or an instructor's)."""
+def view(sub: Submission, assignment: Assignment, viewer: User, now: datetime,
+         shown: Callable[[datetime], str] = iso) -> dict[str, Any]:
+    """The API's view of a submission for `viewer` (the student's, redacted; or an instructor's);
+    `shown` writes the dates of its notes."""
     seen = hidden_seen(assignment, viewer, now)
     results = None
     if sub.results is not None:
         hidden = sum(1 for test in sub.results.get("tests", [])
                      if test.get("visibility") != "visible")
-        note = hidden_note(assignment, seen, hidden, due_for(assignment, sub.user)) \
+        note = hidden_note(assignment, seen, hidden, due_for(assignment, sub.user), shown) \
             if seen != EVERYTHING else ""
         results = redact(sub.results, seen, note)
     score = max_score = final = None

@@ -37,6 +37,11 @@ assignments:
      "named twice"),
     (GOOD + "    opens: 2026-12-05T00:00:00Z\n", 5, "opens must come before due"),
     ("title: t\nroster: [unclosed\n", 3, "malformed YAML"),
+    (GOOD.replace("title: t", "title: t\ntimezone: Mars/Olympus"), 2,
+     "timezone: 'Mars/Olympus' is not a time zone name zoneinfo knows"),
+    (GOOD.replace("title: t", "title: t\ntimezone: ../../etc/passwd"), 2,
+     "timezone: '../../etc/passwd' is not a time zone name"),
+    (GOOD.replace("title: t", "title: t\ntimezone: 3"), 2, "timezone: "),
 ])
 def test_a_bad_course_file_is_one_located_line(tmp_path: Path, text: str, line: int,
                                                says: str) -> None:
@@ -155,3 +160,10 @@ def test_a_missing_or_empty_late_closes_at_the_due_date(tmp_path: Path) -> None:
     free = load_course(write_course(tmp_path / "m", GOOD + "    late: {per_minute: 1, max: 0}\n",
                                     ROSTER), check_suites=False).spec.assignments[0]
     assert free.credit_ends(free.due) is None and free.penalty(10_000, 10) == 0
+
+
+def test_the_time_zone_defaults_to_utc_and_takes_an_iana_name(tmp_path: Path) -> None:
+    roster = "login,name\nalice,A\n"
+    assert load_course(write_course(tmp_path / "a", GOOD, roster)).spec.timezone == "UTC"
+    paris = load_course(write_course(tmp_path / "b", f"timezone: Europe/Paris\n{GOOD}", roster))
+    assert str(paris.spec.zone) == "Europe/Paris"
