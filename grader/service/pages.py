@@ -27,8 +27,8 @@ from grader.service.policy import (
     sharing_hidden_tests,
     texts_out,
     texts_shown_after,
-    view,
 )
+from grader.service.shown import home_rows, statement_html, submission_view
 from grader.service.storage import UploadError
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -92,17 +92,9 @@ def home(request: HttpRequest) -> HttpResponse:
         return render(request, "service/signin.html",
                       {"title": course().spec.title, "problem": problem},
                       status=401 if problem else 200)
-    moment = jobs.now()
-    assignments = []
-    for assignment in course().spec.assignments:
-        used = Submission.objects.filter(user=user, assignment=assignment.name).count()
-        left = None if assignment.attempts is None else max(0, assignment.attempts - used)
-        assignments.append({"a": assignment, "due": due_for(assignment, user), "left": left,
-                            "open": assignment.opens is None or assignment.opens <= moment})
-    history = Submission.objects.filter(user=user).order_by("-submitted_at")[:50]
-    return render(request, "service/home.html", {"title": course().spec.title, "user": user,
-                                                 "assignments": assignments,
-                                                 "history": history})
+    return render(request, "service/home.html",
+                  {"title": course().spec.title, "user": user,
+                   "assignments": home_rows(course(), user, jobs.now())})
 
 
 @require_POST
@@ -133,7 +125,8 @@ def assignment_page(request: HttpRequest, name: str) -> HttpResponse:
                   {"a": assignment, "due": due_for(assignment, user), "problem": problem,
                    "left": None if assignment.attempts is None else assignment.attempts - used,
                    "mine": Submission.objects.filter(user=user, assignment=name)
-                   .order_by("-number")}, status=status)
+                   .order_by("-number"),
+                   "statement": statement_html(course(), assignment)}, status=status)
 
 
 def submission_page(request: HttpRequest, ident: str) -> HttpResponse:
@@ -146,7 +139,7 @@ def submission_page(request: HttpRequest, ident: str) -> HttpResponse:
     assignment = course().assignment(sub.assignment)
     if assignment is None:
         raise Http404("no such submission")
-    data: dict[str, Any] = view(sub, assignment, user, jobs.now())
+    data = submission_view(course(), sub, assignment, user, jobs.now())
     return render(request, "service/submission.html", {"s": data, "sub": sub, "a": assignment})
 
 
