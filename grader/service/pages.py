@@ -19,6 +19,7 @@ from grader.service import jobs
 from grader.service.api import course, grades, submit, upload_files
 from grader.service.classes import class_rows, regrade_changes, test_names
 from grader.service.course import EARLIEST, LATEST, Assignment, in_utc
+from grader.service.dates import human
 from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
 from grader.service.people import user_of_token
 from grader.service.policy import (
@@ -202,12 +203,15 @@ DONE_MESSAGES = {"released": "hidden results released", "extension": "extension 
 
 def release_status(assignment: Assignment, now: datetime) -> str:
     """One line for the class page: what students see of hidden results, and when that changes."""
+    def shown(moment: datetime) -> str:
+        return human(moment, course().spec.zone)
+
     effect = release_effect(assignment)
     if effect is not None:
         if now >= effect.takes_effect:
-            return (f"released at {effect.takes_effect.isoformat()} (asked for at "
-                    f"{effect.requested_at.isoformat()}); submissions closed since then")
-        return (f"release scheduled for {effect.takes_effect.isoformat()}, when "
+            return (f"released at {shown(effect.takes_effect)} (asked for at "
+                    f"{shown(effect.requested_at)}); submissions closed since then")
+        return (f"release scheduled for {shown(effect.takes_effect)}, when "
                 f"{effect.waits_for}: until then no student reads a hidden test's failure "
                 f"text; from then on no submission is accepted")
     if assignment.hidden == "never":
@@ -218,7 +222,7 @@ def release_status(assignment: Assignment, now: datetime) -> str:
                 f"submissions never close)")
     if now > after:
         return "shown in full: no submission can earn credit any more"
-    return (f"hidden: {assignment.hidden}; failure texts shown after {after.isoformat()}, when "
+    return (f"hidden: {assignment.hidden}; failure texts shown after {shown(after)}, when "
             f"no submission can earn credit any more")
 
 

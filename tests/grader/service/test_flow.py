@@ -44,7 +44,7 @@ def test_reference_full_marks_hidden_redacted_before_due(service: Service,
 
 def test_points_per_question_before_release_count_visible_tests_only(
         service: Service, keys: dict[str, str]) -> None:
-    visible, hidden, visible_points, _ = visible_and_hidden()
+    visible, hidden, visible_points, all_points = visible_and_hidden()
     o_never_wins = REFERENCE.read_text().replace("            return first\n",
                                                  "            return first if first == 1 else 0\n")
     assert o_never_wins != REFERENCE.read_text()
@@ -57,6 +57,22 @@ def test_points_per_question_before_release_count_visible_tests_only(
     assert not [name for name in hidden if name in repr(data)]  # no hidden name anywhere
     full = service.get(data["id"], keys["alice"]).json()["results"]["extra_data"]["questions"]
     assert {name for q in full for name in q["lost"]} & hidden  # the instructor sees them
+    page = signed_in(service.url, keys["erin"]).get(f"{service.url}/submissions/{data['id']}",
+                                                   timeout=30).text
+    table = page.split('id="questions"', 1)[1].split("</table>", 1)[0]
+    assert table.count("<tr>") == len(questions) + 1 and all(name in table for name in named)
+    assert not [name for name in hidden if name in page]  # no hidden name on the page either
+    assert f"{all_points - visible_points:g} more point(s) in hidden tests" in page
+
+
+def test_a_submission_that_does_not_import_says_so_once_at_the_top(
+        service: Service, keys: dict[str, str]) -> None:
+    data = service.graded("open", [("grid.py", b"def winner(:\n")], keys["dave"])
+    page = signed_in(service.url, keys["dave"]).get(f"{service.url}/submissions/{data['id']}",
+                                                   timeout=30).text
+    assert page.count("No test could run") == 1, page
+    assert page.index("No test could run") < page.index('id="score"')
+    assert "CE (see above)" not in page  # no test repeats it
 
 
 def test_stubs_score_zero(service: Service, keys: dict[str, str]) -> None:
