@@ -140,26 +140,28 @@ def students_seen(assignment: Assignment, students: list[User], now: datetime) -
     return seen
 
 
-def refusal(assignment: Assignment, user: User, now: datetime) -> str | None:
+def iso(moment: datetime) -> str:
+    return moment.isoformat()
+
+
+def refusal(assignment: Assignment, user: User, now: datetime,
+            shown: Callable[[datetime], str] = iso) -> str | None:
     """Why a submission of `user` is refused now (one line), or None: not open yet, past the
-    late rule's end of their own due date, or after a release took effect."""
+    late rule's end of their own due date, or after a release took effect; `shown` writes a
+    date."""
     if assignment.opens is not None and now < assignment.opens:
-        return f"{assignment.name} opens at {assignment.opens.isoformat()}"
+        return f"{assignment.name} opens at {shown(assignment.opens)}"
     due = due_for(assignment, user)
     if assignment.closed(late_minutes(now, due)):
         ends = assignment.credit_ends(due)
-        since = f" since {ends.isoformat()}" if ends is not None else ""
+        since = f" since {shown(ends)}" if ends is not None else ""
         return (f"{assignment.name} is closed{since}: it no longer accepts submissions "
                 f"({assignment.late_rule()})")
     effect = release_effect(assignment)
     if effect is not None and now >= effect.takes_effect:
-        return (f"{assignment.name} is closed since {effect.takes_effect.isoformat()}: its "
+        return (f"{assignment.name} is closed since {shown(effect.takes_effect)}: its "
                 f"hidden results were released, it no longer accepts submissions")
     return None
-
-
-def iso(moment: datetime) -> str:
-    return moment.isoformat()
 
 
 def hidden_note(assignment: Assignment, seen: Seen, hidden: int, due: datetime,

@@ -38,6 +38,7 @@ class Row:
     score: float | None  # the final score the student may see (None: not graded)
     max_score: float | None
     counts: bool
+    visible_only: bool  # the score counts the visible tests only (hidden points not shown yet)
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,9 @@ def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]
                 results = redact(sub.results, seen)
                 score = max(0.0, float(results["score"]) - (sub.penalty or 0.0))
                 max_score = float(results["extra_data"]["max_score"])
-            rows.append(Row(sub, score, max_score, chosen is not None and chosen.id == sub.id))
+            rows.append(Row(sub, score, max_score, chosen is not None and chosen.id == sub.id,
+                            seen == NOTHING and any(test.get("visibility") != "visible"
+                                                    for test in (sub.results or {}).get("tests", []))))
         left = None if assignment.attempts is None else max(0, assignment.attempts - len(subs))
         shown.append(AssignmentRows(assignment, due_for(assignment, user), left,
                                     assignment.opens is None or assignment.opens <= now, rows))

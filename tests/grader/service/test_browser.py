@@ -143,7 +143,7 @@ def axe_violations(browser: Any) -> list[dict[str, Any]]:
     return [v for v in found if v["impact"] in ("serious", "critical")]
 
 
-def looks_right(browser: Any, url: str, width: int, shot: Path) -> str:
+def looks_right(browser: Any, url: str, width: int, shot: Path, dated: bool = True) -> str:
     """Load `url` at `width` CSS pixels, save a screenshot, check what every page must be; the
     page's text."""
     from selenium.webdriver.common.by import By
@@ -156,12 +156,18 @@ def looks_right(browser: Any, url: str, width: int, shot: Path) -> str:
     meta = browser.find_element(By.CSS_SELECTOR, "meta[name=viewport]")
     assert meta.get_attribute("content") == "width=device-width, initial-scale=1"
     times = browser.find_elements(By.TAG_NAME, "time")
-    assert times, url
+    assert times or not dated, url
     for time in times:
         exact = time.get_attribute("title")
         assert exact.endswith(("+01:00", "+02:00")) and "." not in exact, exact
         assert time.text.endswith((" CET", " CEST")), time.text
     assert not axe_violations(browser), (url, width, axe_violations(browser))
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+        {"name": "prefers-color-scheme", "value": "dark"}]})  # simple.css's dark theme
+    try:
+        assert not axe_violations(browser), (url, width, "dark", axe_violations(browser))
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     text: str = browser.find_element(By.TAG_NAME, "body").text
     height = browser.execute_script("return document.documentElement.scrollHeight;")
     browser.set_window_size(width, min(int(height) + 100, 6000))  # the whole page in the shot
@@ -198,3 +204,16 @@ def test_the_students_pages_at_a_desktop_and_a_phone_width(
         assert not [name for name in hidden if name in browser.page_source]
         assert f"{all_points - visible_points:g} more point(s) in hidden tests" in page
     assert len(list(shots.glob("*.png"))) == 3 * len(WIDTHS)
+
+
+def test_the_sign_in_and_instructor_pages_at_a_phone_width(
+        service: Service, keys: dict[str, str], browser: Any,
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    shots = tmp_path_factory.mktemp("screenshots")
+    browser.get(f"{service.url}/")
+    looks_right(browser, f"{service.url}/", 390, shots / "signin-390.png", dated=False)
+    sign_in(browser, service.url, keys["alice"])
+    for width in WIDTHS:
+        looks_right(browser, f"{service.url}/instructor/", width, shots / f"queue-{width}.png")
+        looks_right(browser, f"{service.url}/instructor/past", width, shots / f"class-{width}.png",
+                    dated=False)
