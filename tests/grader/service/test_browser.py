@@ -41,7 +41,7 @@ def start_chromium(profile: Path, *flags: str) -> Any:
 
 ZONE = "Europe/Paris"  # the pages' dates: CET (+01:00) or CEST (+02:00)
 AXE = Path(__file__).parent / "data" / "axe.min.js"  # axe-core, for the tests only (never served)
-WIDTHS = (1280, 390)
+WIDTHS = (1280, 390, 360)
 
 
 @pytest.fixture(scope="module")
