@@ -153,6 +153,7 @@ def looks_right(browser: Any, url: str, width: int, shot: Path, dated: bool = Tr
     assert browser.execute_script("return window.innerWidth;") <= width
     assert browser.execute_script(
         "return document.documentElement.scrollWidth <= window.innerWidth;"), (url, width)
+    assert browser.execute_script("return getComputedStyle(document.body).display;") == "grid"
     meta = browser.find_element(By.CSS_SELECTOR, "meta[name=viewport]")
     assert meta.get_attribute("content") == "width=device-width, initial-scale=1"
     times = browser.find_elements(By.TAG_NAME, "time")
@@ -196,6 +197,9 @@ def test_the_students_pages_at_a_desktop_and_a_phone_width(
         assert browser.find_elements(By.CSS_SELECTOR, "#statement h1, #statement h2")
         page = looks_right(browser, f"{service.url}/submissions/{data['id']}", width,
                            shots / f"submission-{width}.png")
+        passed = browser.find_elements(By.CSS_SELECTOR, "#tests .verdict.v-AC")
+        assert passed and passed[0].value_of_css_property("background-color") in (
+            "rgba(27, 94, 32, 1)", "rgb(27, 94, 32)")  # grader.css's badge, under the CSP
         lines = browser.find_elements(By.CSS_SELECTOR, "#questions tbody tr")
         assert lines, page
         failed = {name for line in lines
