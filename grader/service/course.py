@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 from pydantic import (
     AwareDatetime,
@@ -28,6 +29,7 @@ from pydantic import (
 from grader.errors import UserError
 from grader.inert import inert_name, inert_text
 from grader.report.roster import read_table
+from grader.service.dates import zone_problem
 from grader.suite.load import line_of, located_message, read_yaml_file
 from grader.suite.schema import LocatedError
 
@@ -194,12 +196,25 @@ class CourseSpec(Strict):
     database: str | None = None
     roster: str
     instructors: list[str] = Field(default_factory=list)
+    timezone: str = "UTC"  # the pages show every date in it
     assignments: list[Assignment]
 
     @field_validator("public_url")
     @classmethod
     def _an_origin(cls, url: str | None) -> str | None:
         return None if url is None else public_origin(url)
+
+    @field_validator("timezone")
+    @classmethod
+    def _a_zone(cls, name: str) -> str:
+        problem = zone_problem(name)
+        if problem is not None:
+            raise ValueError(f"'{inert_name(name)[:100]}' is {problem}")
+        return name
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
 
     @model_validator(mode="after")
     def _unique_names(self) -> CourseSpec:

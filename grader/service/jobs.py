@@ -20,6 +20,7 @@ from django.db.models import F, Q, QuerySet
 
 from grader.errors import UserError
 from grader.service.course import Assignment, Course, late_minutes, suite_of
+from grader.service.dates import human
 from grader.service.models import ERROR, GRADED, QUEUED, RUNNING, Submission
 from grader.service.policy import due_for, refusal
 from grader.service.storage import UploadError, bundle, file_names_problem, store_blob
@@ -46,7 +47,7 @@ def accept(course: Course, user: User, assignment: Assignment,
            files: list[tuple[str, bytes]]) -> Submission:
     """Check, store the bytes, commit the row: only then is the submission accepted."""
     moment = now()
-    refused = refusal(assignment, user, moment)
+    refused = refusal(assignment, user, moment, lambda date: human(date, course.spec.zone))
     if refused is not None:
         raise Refused(refused, 403)
     late = late_minutes(moment, due_for(assignment, user))

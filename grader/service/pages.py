@@ -19,6 +19,7 @@ from grader.service import jobs
 from grader.service.api import course, grades, submit, upload_files
 from grader.service.classes import class_rows, regrade_changes, test_names
 from grader.service.course import EARLIEST, LATEST, Assignment, in_utc
+from grader.service.dates import human
 from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
 from grader.service.people import user_of_token
 from grader.service.policy import (
@@ -27,8 +28,8 @@ from grader.service.policy import (
     sharing_hidden_tests,
     texts_out,
     texts_shown_after,
-    view,
 )
+from grader.service.shown import home_rows, statement_html, submission_view
 from grader.service.storage import UploadError
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -36,6 +37,7 @@ SHARED = Path(__file__).resolve().parent.parent / "report"
 # name -> (the file, its content type); sortable.js is the batch summary's own sorting script.
 STATIC_FILES = {"grader.js": (STATIC / "grader.js", "text/javascript"),
                 "grader.css": (STATIC / "grader.css", "text/css"),
+                "simple.css": (STATIC / "simple.css", "text/css"),
                 "sortable.js": (SHARED / "sortable.js", "text/javascript")}
 # No inline script or style anywhere: what a submission printed can never run in a page.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -91,17 +93,9 @@ def home(request: HttpRequest) -> HttpResponse:
         return render(request, "service/signin.html",
                       {"title": course().spec.title, "problem": problem},
                       status=401 if problem else 200)
-    moment = jobs.now()
-    assignments = []
-    for assignment in course().spec.assignments:
-        used = Submission.objects.filter(user=user, assignment=assignment.name).count()
-        left = None if assignment.attempts is None else max(0, assignment.attempts - used)
-        assignments.append({"a": assignment, "due": due_for(assignment, user), "left": left,
-                            "open": assignment.opens is None or assignment.opens <= moment})
-    history = Submission.objects.filter(user=user).order_by("-submitted_at")[:50]
-    return render(request, "service/home.html", {"title": course().spec.title, "user": user,
-                                                 "assignments": assignments,
-                                                 "history": history})
+    return render(request, "service/home.html",
+                  {"title": course().spec.title, "user": user,
+                   "assignments": home_rows(course(), user, jobs.now())})
 
 
 @require_POST
@@ -132,7 +126,8 @@ def assignment_page(request: HttpRequest, name: str) -> HttpResponse:
                   {"a": assignment, "due": due_for(assignment, user), "problem": problem,
                    "left": None if assignment.attempts is None else assignment.attempts - used,
                    "mine": Submission.objects.filter(user=user, assignment=name)
-                   .order_by("-number")}, status=status)
+                   .order_by("-number"),
+                   "statement": statement_html(course(), assignment)}, status=status)
 
 
 def submission_page(request: HttpRequest, ident: str) -> HttpResponse:
@@ -145,7 +140,7 @@ def submission_page(request: HttpRequest, ident: str) -> HttpResponse:
     assignment = course().assignment(sub.assignment)
     if assignment is None:
         raise Http404("no such submission")
-    data: dict[str, Any] = view(sub, assignment, user, jobs.now())
+    data = submission_view(course(), sub, assignment, user, jobs.now())
     return render(request, "service/submission.html", {"s": data, "sub": sub, "a": assignment})
 
 
@@ -208,12 +203,15 @@ DONE_MESSAGES = {"released": "hidden results released", "extension": "extension 
 
 def release_status(assignment: Assignment, now: datetime) -> str:
     """One line for the class page: what students see of hidden results, and when that changes."""
+    def shown(moment: datetime) -> str:
+        return human(moment, course().spec.zone)
+
     effect = release_effect(assignment)
     if effect is not None:
         if now >= effect.takes_effect:
-            return (f"released at {effect.takes_effect.isoformat()} (asked for at "
-                    f"{effect.requested_at.isoformat()}); submissions closed since then")
-        return (f"release scheduled for {effect.takes_effect.isoformat()}, when "
+            return (f"released at {shown(effect.takes_effect)} (asked for at "
+                    f"{shown(effect.requested_at)}); submissions closed since then")
+        return (f"release scheduled for {shown(effect.takes_effect)}, when "
                 f"{effect.waits_for}: until then no student reads a hidden test's failure "
                 f"text; from then on no submission is accepted")
     if assignment.hidden == "never":
@@ -224,7 +222,7 @@ def release_status(assignment: Assignment, now: datetime) -> str:
                 f"submissions never close)")
     if now > after:
         return "shown in full: no submission can earn credit any more"
-    return (f"hidden: {assignment.hidden}; failure texts shown after {after.isoformat()}, when "
+    return (f"hidden: {assignment.hidden}; failure texts shown after {shown(after)}, when "
             f"no submission can earn credit any more")
 
 

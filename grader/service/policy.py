@@ -9,6 +9,7 @@ credit. Before that a student sees at most the hidden tests' verdicts and points
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -139,41 +140,48 @@ def students_seen(assignment: Assignment, students: list[User], now: datetime) -
     return seen
 
 
-def refusal(assignment: Assignment, user: User, now: datetime) -> str | None:
+def iso(moment: datetime) -> str:
+    return moment.isoformat()
+
+
+def refusal(assignment: Assignment, user: User, now: datetime,
+            shown: Callable[[datetime], str] = iso) -> str | None:
     """Why a submission of `user` is refused now (one line), or None: not open yet, past the
-    late rule's end of their own due date, or after a release took effect."""
+    late rule's end of their own due date, or after a release took effect; `shown` writes a
+    date."""
     if assignment.opens is not None and now < assignment.opens:
-        return f"{assignment.name} opens at {assignment.opens.isoformat()}"
+        return f"{assignment.name} opens at {shown(assignment.opens)}"
     due = due_for(assignment, user)
     if assignment.closed(late_minutes(now, due)):
         ends = assignment.credit_ends(due)
-        since = f" since {ends.isoformat()}" if ends is not None else ""
+        since = f" since {shown(ends)}" if ends is not None else ""
         return (f"{assignment.name} is closed{since}: it no longer accepts submissions "
                 f"({assignment.late_rule()})")
     effect = release_effect(assignment)
     if effect is not None and now >= effect.takes_effect:
-        return (f"{assignment.name} is closed since {effect.takes_effect.isoformat()}: its "
+        return (f"{assignment.name} is closed since {shown(effect.takes_effect)}: its "
                 f"hidden results were released, it no longer accepts submissions")
     return None
 
 
-def hidden_note(assignment: Assignment, seen: Seen, hidden: int, due: datetime) -> str:
+def hidden_note(assignment: Assignment, seen: Seen, hidden: int, due: datetime,
+                shown: Callable[[datetime], str] = iso) -> str:
     """What a student is told about the `hidden` tests they do not see in full (never a promise
-    the policy does not keep: `hidden: never` is never "shown later")."""
+    the policy does not keep: `hidden: never` is never "shown later"); `shown` writes a date."""
     if seen == VERDICTS:
         after = texts_shown_after(assignment)
-        when = (f"they are shown after {after.isoformat()}, when no submission can earn credit "
+        when = (f"they are shown after {shown(after)}, when no submission can earn credit "
                 f"any more" if after is not None else
                 "they are withheld while late submissions can still earn credit")
         return f"{hidden} hidden test(s): verdict and points only; their failure texts: {when}"
     effect = release_effect(assignment)
     if effect is not None:
         return (f"{hidden} hidden test(s): an instructor released their results; they are "
-                f"shown after {effect.takes_effect.isoformat()}")
+                f"shown after {shown(effect.takes_effect)}")
     if assignment.hidden == "never":
         return f"{hidden} hidden test(s): their results are not shown to students"
     return (f"{hidden} hidden test(s): their verdicts and points are shown after your due "
-            f"date ({due.isoformat()})")
+            f"date ({shown(due)})")
 
 
 def redact(results: dict[str, Any], seen: Seen, note: str = "") -> dict[str, Any]:
@@ -239,14 +247,16 @@ def visible_questions(questions: list[dict[str, Any]],
     return shown
 
 
-def view(sub: Submission, assignment: Assignment, viewer: User, now: datetime) -> dict[str, Any]:
-    """The API's view of a submission for `viewer` (the student's, redacted; or an instructor's)."""
+def view(sub: Submission, assignment: Assignment, viewer: User, now: datetime,
+         shown: Callable[[datetime], str] = iso) -> dict[str, Any]:
+    """The API's view of a submission for `viewer` (the student's, redacted; or an instructor's);
+    `shown` writes the dates of its notes."""
     seen = hidden_seen(assignment, viewer, now)
     results = None
     if sub.results is not None:
         hidden = sum(1 for test in sub.results.get("tests", [])
                      if test.get("visibility") != "visible")
-        note = hidden_note(assignment, seen, hidden, due_for(assignment, sub.user)) \
+        note = hidden_note(assignment, seen, hidden, due_for(assignment, sub.user), shown) \
             if seen != EVERYTHING else ""
         results = redact(sub.results, seen, note)
     score = max_score = final = None

@@ -37,6 +37,11 @@ assignments:
      "named twice"),
     (GOOD + "    opens: 2026-12-05T00:00:00Z\n", 5, "opens must come before due"),
     ("title: t\nroster: [unclosed\n", 3, "malformed YAML"),
+    (GOOD.replace("title: t", "title: t\ntimezone: Mars/Olympus"), 2,
+     "timezone: 'Mars/Olympus' is not a time zone name zoneinfo knows"),
+    (GOOD.replace("title: t", "title: t\ntimezone: ../../etc/passwd"), 2,
+     "timezone: '../../etc/passwd' is not a time zone name"),
+    (GOOD.replace("title: t", "title: t\ntimezone: 3"), 2, "timezone: "),
 ])
 def test_a_bad_course_file_is_one_located_line(tmp_path: Path, text: str, line: int,
                                                says: str) -> None:
@@ -165,3 +170,10 @@ def test_a_malformed_stale_limit_stops_the_service_in_one_line(
     assert done.returncode == 3, done.stdout + done.stderr
     assert done.stderr.strip().splitlines() == [
         f"error: $GRADER_SERVICE_STALE_S={stale!r}: a number of seconds above 0"]
+
+
+def test_the_time_zone_defaults_to_utc_and_takes_an_iana_name(tmp_path: Path) -> None:
+    roster = "login,name\nalice,A\n"
+    assert load_course(write_course(tmp_path / "a", GOOD, roster)).spec.timezone == "UTC"
+    paris = load_course(write_course(tmp_path / "b", f"timezone: Europe/Paris\n{GOOD}", roster))
+    assert str(paris.spec.zone) == "Europe/Paris"

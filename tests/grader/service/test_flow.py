@@ -14,7 +14,17 @@ import pytest
 from grader.judge.grade import grade
 from grader.judge.mutants import applied, mutants_of
 from grader.suite.load import load_suite
-from tests.grader.service.conftest import REFERENCE, STUB, Service, csrf, grader, signed_in
+from tests.grader.service.conftest import (
+    REFERENCE,
+    STUB,
+    Service,
+    csrf,
+    grader,
+    running,
+    signed_in,
+    tokens,
+    write_course,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +54,7 @@ def test_reference_full_marks_hidden_redacted_before_due(service: Service,
 
 def test_points_per_question_before_release_count_visible_tests_only(
         service: Service, keys: dict[str, str]) -> None:
-    visible, hidden, visible_points, _ = visible_and_hidden()
+    visible, hidden, visible_points, all_points = visible_and_hidden()
     o_never_wins = REFERENCE.read_text().replace("            return first\n",
                                                  "            return first if first == 1 else 0\n")
     assert o_never_wins != REFERENCE.read_text()
@@ -57,6 +67,22 @@ def test_points_per_question_before_release_count_visible_tests_only(
     assert not [name for name in hidden if name in repr(data)]  # no hidden name anywhere
     full = service.get(data["id"], keys["alice"]).json()["results"]["extra_data"]["questions"]
     assert {name for q in full for name in q["lost"]} & hidden  # the instructor sees them
+    page = signed_in(service.url, keys["erin"]).get(f"{service.url}/submissions/{data['id']}",
+                                                   timeout=30).text
+    table = page.split('id="questions"', 1)[1].split("</table>", 1)[0]
+    assert table.count("<tr>") == len(questions) + 1 and all(name in table for name in named)
+    assert not [name for name in hidden if name in page]  # no hidden name on the page either
+    assert f"{all_points - visible_points:g} more point(s) in hidden tests" in page
+
+
+def test_a_submission_that_does_not_import_says_so_once_at_the_top(
+        service: Service, keys: dict[str, str]) -> None:
+    data = service.graded("open", [("grid.py", b"def winner(:\n")], keys["dave"])
+    page = signed_in(service.url, keys["dave"]).get(f"{service.url}/submissions/{data['id']}",
+                                                   timeout=30).text
+    assert page.count("No test could run") == 1, page
+    assert page.index("No test could run") < page.index('id="score"')
+    assert "CE (see above)" not in page  # no test repeats it
 
 
 def test_stubs_score_zero(service: Service, keys: dict[str, str]) -> None:
@@ -128,7 +154,7 @@ def test_the_attempt_limit_is_429(service: Service, keys: dict[str, str]) -> Non
 def test_not_open_yet_and_closed_are_403(service: Service, keys: dict[str, str]) -> None:
     files = [("grid.py", REFERENCE.read_bytes())]
     early = service.post("future", files, keys["bob"])
-    assert early.status_code == 403 and "opens at" in early.json()["error"]
+    assert early.status_code == 403 and "opens at Wed 1 Jan 2098, 00:00 UTC" in early.json()["error"]
     late = service.post("extended", files, keys["carol"])  # 10 %/day, refused after 1 day
     assert late.status_code == 403 and "no longer accepts" in late.json()["error"]
 
@@ -149,16 +175,34 @@ def test_an_extension_moves_the_due_date_of_one_student(service: Service,
     assert service.post("extended", [("grid.py", b"")], keys["carol"]).status_code == 403
 
 
-def test_hidden_never_until_released(service: Service, keys: dict[str, str]) -> None:
+# A course of `never` alone: hidden results come out only once no assignment of the same
+# exercise earns credit any more, and the shared course's other bitgrid assignments never close.
+NEVER_ONLY = """\
+title: Released
+roster: roster.csv
+instructors: [alice]
+assignments:
+  - name: never
+    exercise: bitgrid
+    due: 2020-01-01T00:00:00Z
+    late: {per_minute: 1, max: 5}
+    hidden: never
+"""
+
+
+def test_hidden_never_until_released(tmp_path: Path) -> None:
     visible, hidden, _, all_points = visible_and_hidden()
-    data = service.graded("never", [("grid.py", REFERENCE.read_bytes())], keys["dave"])
-    assert {t["name"] for t in data["results"]["tests"]} == visible
-    instructor = signed_in(service.url, keys["alice"])
-    page = instructor.get(f"{service.url}/instructor/never", timeout=30)
-    reply = instructor.post(f"{service.url}/instructor/never/release",
-                            data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30)
-    assert reply.status_code == 200 and "released" in reply.text
-    after = service.get(data["id"], keys["dave"]).json()
+    course = write_course(tmp_path, NEVER_ONLY)
+    keys = tokens(course)
+    with running(course) as service:
+        data = service.graded("never", [("grid.py", REFERENCE.read_bytes())], keys["dave"])
+        assert {t["name"] for t in data["results"]["tests"]} == visible
+        instructor = signed_in(service.url, keys["alice"])
+        page = instructor.get(f"{service.url}/instructor/never", timeout=30)
+        reply = instructor.post(f"{service.url}/instructor/never/release",
+                                data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30)
+        assert reply.status_code == 200 and "released" in reply.text
+        after = service.get(data["id"], keys["dave"]).json()
     assert {t["name"] for t in after["results"]["tests"]} == visible | hidden
     assert after["score"] == all_points
 
