@@ -74,3 +74,21 @@ class Submission(models.Model):
                                                name="one_number_per_submission")]
         indexes = [models.Index(fields=["status", "submitted_at"]),
                    models.Index(fields=["assignment", "user"])]
+
+
+class AuditEntry(models.Model):
+    """One instructor action: who did it, when (UTC), what (the action, its assignment, the
+    student and submission concerned, a detail such as a new due date) and why (the reason typed
+    in the form, possibly empty)."""
+
+    at = models.DateTimeField()
+    actor = models.CharField(max_length=150)  # a login, kept even if the account goes
+    action = models.CharField(max_length=32)
+    assignment = models.CharField(max_length=64)
+    student = models.CharField(max_length=150, blank=True, default="")
+    submission = models.CharField(max_length=32, blank=True, default="")
+    detail = models.CharField(max_length=200, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["assignment", "at"])]

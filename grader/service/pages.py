@@ -20,7 +20,14 @@ from grader.service.api import course, grades, submit, upload_files
 from grader.service.classes import class_rows, regrade_changes, test_names
 from grader.service.course import EARLIEST, LATEST, Assignment, in_utc
 from grader.service.dates import human
-from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
+from grader.service.models import (
+    QUEUED,
+    RUNNING,
+    AuditEntry,
+    Extension,
+    Release,
+    Submission,
+)
 from grader.service.people import user_of_token
 from grader.service.policy import (
     due_for,
@@ -237,6 +244,28 @@ def done_message(request: HttpRequest) -> str:
     return message
 
 
+REASON_MAX = 2000
+
+
+def audit(request: HttpRequest, action: str, assignment: str, *, student: str = "",
+          submission: str = "", detail: str = "") -> None:
+    """One line in the audit log: the signed-in instructor, now (UTC), what and why (the form's
+    `reason`, capped)."""
+    AuditEntry.objects.create(
+        at=jobs.now(), actor=_instructor(request).username, action=action,
+        assignment=assignment, student=student[:150], submission=submission[:32],
+        detail=detail[:200], reason=request.POST.get("reason", "").strip()[:REASON_MAX])
+
+
+@staff_only
+def audit_page(request: HttpRequest, name: str) -> HttpResponse:
+    assignment = _assignment_or_404(name)
+    return render(request, "service/audit.html",
+                  {"a": assignment,
+                   "entries": AuditEntry.objects.filter(assignment=name)
+                   .order_by("-at", "-id")[:1000]})
+
+
 @staff_only
 @require_POST
 def regrade(request: HttpRequest, name: str) -> HttpResponse:
@@ -245,6 +274,7 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
     if test and test not in test_names(course(), assignment):
         return HttpResponse("no such test", status=400, content_type="text/plain")
     count = jobs.regrade(name, [test] if test else None)
+    audit(request, "regrade", name, detail=f"{test or 'every test'}: {count} submission(s)")
     return redirect(f"/instructor/{name}?done=regrading&count={count}")
 
 
@@ -252,7 +282,9 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
 @require_POST
 def release(request: HttpRequest, name: str) -> HttpResponse:
     assignment = _assignment_or_404(name)
-    Release.objects.get_or_create(assignment=name, defaults={"released_at": jobs.now()})
+    _, created = Release.objects.get_or_create(assignment=name,
+                                               defaults={"released_at": jobs.now()})
+    audit(request, "release", name, detail="" if created else "already asked for")
     effect = release_effect(assignment)
     done = "released" if effect is not None and jobs.now() >= effect.takes_effect else "scheduled"
     return redirect(f"/instructor/{name}?done={done}")
@@ -290,7 +322,10 @@ def extension(request: HttpRequest, name: str) -> HttpResponse:
         return HttpResponse(f"{shown[0]}'s hidden failure texts are already shown: an extension "
                             f"now would let {user.username} submit after reading them",
                             status=400, content_type="text/plain")
-    Extension.objects.update_or_create(user=user, assignment=name, defaults={"due": due})
+    _, created = Extension.objects.update_or_create(user=user, assignment=name,
+                                                    defaults={"due": due})
+    audit(request, "extension granted" if created else "extension changed", name,
+          student=user.username, detail=f"due {due.isoformat()}")
     return redirect(f"/instructor/{name}?done=extension")
 
 

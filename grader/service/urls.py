@@ -20,6 +20,7 @@ urlpatterns = [
     path("instructor/<str:name>/regrade", pages.regrade),
     path("instructor/<str:name>/release", pages.release),
     path("instructor/<str:name>/extension", pages.extension),
+    path("instructor/<str:name>/audit", pages.audit_page),
     path("instructor/<str:name>/grades.csv", pages.grades_page),
     path("api/submissions", api.submissions),
     path("api/submissions/<str:ident>", api.submission),

@@ -1,0 +1,97 @@
+"""The audit log (issue 30): every instructor action is one line, who, when, what and why, on a
+page for instructors only, every text inert."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+import requests
+
+from tests.grader.service.conftest import Service, csrf, signed_in
+
+pytestmark = pytest.mark.slow
+
+
+def act(session: requests.Session, url: str, path: str, **data: str) -> requests.Response:
+    page = session.get(f"{url}/instructor/open", timeout=30)
+    return session.post(f"{url}{path}", data={**data, "csrfmiddlewaretoken": csrf(page.text)},
+                        headers={"Referer": f"{url}/instructor/open"}, timeout=30,
+                        allow_redirects=False)
+
+
+def rows(page: str) -> list[list[str]]:
+    """The audit table's rows, each its cells' text (tags dropped, entities decoded)."""
+    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0] if "<tbody>" in page else ""
+    return [[html.unescape(re.sub(r"<[^>]*>", "", cell)) for cell in
+             re.findall(r"<td>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+
+
+def test_a_reason_with_html_stays_inert_on_the_audit_page(service: Service,
+                                                           keys: dict[str, str]) -> None:
+    instructor = signed_in(service.url, keys["alice"])
+    reason = '<script>alert("x")</script><b onmouseover=alert(1)>doctor</b>'
+    reply = act(instructor, service.url, "/instructor/limited/extension", login="erin",
+                due="2099-06-01T00:00:00+00:00", reason=reason)
+    assert reply.status_code == 302, reply.text
+    page = instructor.get(f"{service.url}/instructor/limited/audit", timeout=30)
+    assert page.status_code == 200
+    assert "<script>alert" not in page.text and "<b onmouseover" not in page.text
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page.text
+    assert rows(page.text)[0][6] == reason
+
+
+def test_every_action_is_one_line_with_who_what_and_why(service: Service,
+                                                        keys: dict[str, str]) -> None:
+    instructor = signed_in(service.url, keys["alice"])
+    audit = f"{service.url}/instructor/open/audit"
+    assert rows(instructor.get(audit, timeout=30).text) == []
+    steps = [("/instructor/open/extension",
+              {"login": "bob", "due": "2099-02-01T00:00:00+00:00", "reason": "ill"},
+              ["alice", "extension granted", "bob", "", "due 2099-02-01T00:00:00+00:00", "ill"]),
+             ("/instructor/open/extension",
+              {"login": "bob", "due": "2099-03-01T00:00:00+00:00"},
+              ["alice", "extension changed", "bob", "", "due 2099-03-01T00:00:00+00:00", ""]),
+             ("/instructor/open/regrade", {"reason": "test fixed"},
+              ["alice", "regrade", "", "", "every test: 0 submission(s)", "test fixed"]),
+             ("/instructor/open/release", {"reason": "exam over"},
+              ["alice", "release", "", "", "", "exam over"])]
+    for done, (path, data, expected) in enumerate(steps, start=1):
+        assert act(instructor, service.url, path, **data).status_code == 302, path
+        lines = rows(instructor.get(audit, timeout=30).text)
+        assert len(lines) == done, lines
+        assert lines[0][1:] == expected  # newest first
+        assert lines[0][0]  # when
+    # a refused action (a wrong login) writes nothing
+    refused = act(instructor, service.url, "/instructor/open/extension", login="nobody",
+                  due="2099-02-01T00:00:00+00:00", reason="x")
+    assert refused.status_code == 400
+    assert len(rows(instructor.get(audit, timeout=30).text)) == len(steps)
+    assert 'href="/instructor/open/audit"' in instructor.get(f"{service.url}/instructor/open",
+                                                              timeout=30).text
+
+
+def test_the_audit_page_is_for_instructors_only(service: Service, keys: dict[str, str]) -> None:
+    audit = f"{service.url}/instructor/open/audit"
+    anonymous = requests.get(audit, timeout=30, allow_redirects=False)
+    assert anonymous.status_code == 302 and anonymous.headers["Location"] == "/"
+    student = signed_in(service.url, keys["carol"])
+    reply = student.get(audit, timeout=30)
+    assert reply.status_code == 403 and "alice" not in reply.text
+    assert signed_in(service.url, keys["alice"]).get(
+        f"{service.url}/instructor/nosuch/audit", timeout=30).status_code == 404
+
+
+def test_actions_without_a_csrf_token_are_refused_and_not_logged(service: Service,
+                                                                  keys: dict[str, str]) -> None:
+    instructor = signed_in(service.url, keys["alice"])
+    before = len(rows(instructor.get(f"{service.url}/instructor/past/audit", timeout=30).text))
+    for action in ("regrade", "release", "extension"):
+        reply = instructor.post(f"{service.url}/instructor/past/{action}",
+                                data={"reason": "x", "login": "bob",
+                                      "due": "2099-02-01T00:00:00+00:00"}, timeout=30)
+        assert reply.status_code == 403, action
+    after = rows(instructor.get(f"{service.url}/instructor/past/audit", timeout=30).text)
+    assert len(after) == before
