@@ -68,6 +68,9 @@ class Submission(models.Model):
     results = models.JSONField(null=True, blank=True)
     attempt = models.IntegerField(null=True, blank=True)  # its attempt in the gradebook
     graded_at = models.DateTimeField(null=True, blank=True)
+    # An instructor gave this attempt back (the reason; empty: not given back): it counts neither
+    # toward the `attempts:` limit nor as the student's score, and stays visible, marked.
+    given_back = models.TextField(blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "assignment", "number"],

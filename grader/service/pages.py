@@ -128,7 +128,7 @@ def assignment_page(request: HttpRequest, name: str) -> HttpResponse:
             problem, status = str(refused), refused.status
         except UploadError as bad:
             problem, status = str(bad), bad.status
-    used = Submission.objects.filter(user=user, assignment=name).count()
+    used = jobs.attempts_used(user, name)
     return render(request, "service/assignment.html",
                   {"a": assignment, "due": due_for(assignment, user), "problem": problem,
                    "left": None if assignment.attempts is None else assignment.attempts - used,
@@ -205,7 +205,8 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
 DONE_MESSAGES = {"released": "hidden results released", "extension": "extension saved",
                  "scheduled": "release of hidden results scheduled: it waits for the due date "
                               "and every extension (see when below)",
-                 "regrading": "regrading {count} submission(s)"}
+                 "regrading": "regrading {count} submission(s)",
+                 "given_back": "attempt given back"}
 
 
 def release_status(assignment: Assignment, now: datetime) -> str:
@@ -288,6 +289,41 @@ def release(request: HttpRequest, name: str) -> HttpResponse:
     effect = release_effect(assignment)
     done = "released" if effect is not None and jobs.now() >= effect.takes_effect else "scheduled"
     return redirect(f"/instructor/{name}?done={done}")
+
+
+def _line(message: str) -> HttpResponse:
+    """A refused instructor action: a 400 in one line."""
+    return HttpResponse(message, status=400, content_type="text/plain")
+
+
+@staff_only
+@require_POST
+def give_back(request: HttpRequest, name: str) -> HttpResponse:
+    """Give a student's submission back: it no longer counts toward the attempts limit nor as
+    their score; it stays visible, marked with the reason (required)."""
+    _assignment_or_404(name)
+    login = request.POST.get("login", "").strip()[:150]
+    ident = request.POST.get("submission", "").strip().removeprefix("#")[:32]
+    reason = request.POST.get("reason", "").strip()
+    if not reason:
+        return _line("reason: required to give an attempt back")
+    if len(reason) > REASON_MAX:
+        return _line(f"reason: at most {REASON_MAX} characters")
+    user = User.objects.filter(username=login).first()
+    if user is None:
+        return _line("no such login")
+    mine = Submission.objects.filter(user=user, assignment=name)
+    sub = (mine.filter(number=int(ident)) if ident.isascii() and ident.isdigit()
+           and len(ident) <= 9 else mine.filter(pk=ident)).first()
+    if sub is None:
+        return _line(f"no such submission of {user.username} to {name}")
+    if sub.given_back:
+        return _line(f"submission {sub.number} of {user.username} was already given back")
+    sub.given_back = reason
+    sub.save(update_fields=["given_back"])
+    audit(request, "attempt given back", name, student=user.username, submission=sub.id,
+          detail=f"submission {sub.number}")
+    return redirect(f"/instructor/{name}?done=given_back")
 
 
 def due_date(text: str) -> datetime | None:

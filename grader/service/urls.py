@@ -21,6 +21,7 @@ urlpatterns = [
     path("instructor/<str:name>/release", pages.release),
     path("instructor/<str:name>/extension", pages.extension),
     path("instructor/<str:name>/audit", pages.audit_page),
+    path("instructor/<str:name>/giveback", pages.give_back),
     path("instructor/<str:name>/grades.csv", pages.grades_page),
     path("api/submissions", api.submissions),
     path("api/submissions/<str:ident>", api.submission),

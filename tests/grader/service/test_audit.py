@@ -9,7 +9,7 @@ import re
 import pytest
 import requests
 
-from tests.grader.service.conftest import Service, csrf, signed_in
+from tests.grader.service.conftest import REFERENCE, STUB, Service, csrf, signed_in
 
 pytestmark = pytest.mark.slow
 
@@ -95,3 +95,83 @@ def test_actions_without_a_csrf_token_are_refused_and_not_logged(service: Servic
         assert reply.status_code == 403, action
     after = rows(instructor.get(f"{service.url}/instructor/past/audit", timeout=30).text)
     assert len(after) == before
+
+
+def test_a_given_back_attempt_frees_an_attempt_and_never_counts(service: Service,
+                                                                keys: dict[str, str]) -> None:
+    first = service.graded("limited", [("grid.py", STUB.read_bytes())], keys["dave"])
+    second = service.graded("limited", [("grid.py", REFERENCE.read_bytes())], keys["dave"])
+    assert second["final_score"] > first["final_score"]
+    assert service.post("limited", [("grid.py", STUB.read_bytes())],
+                        keys["dave"]).status_code == 429  # `attempts: 2`
+    instructor = signed_in(service.url, keys["alice"])
+    audit = f"{service.url}/instructor/limited/audit"
+    before = len(rows(instructor.get(audit, timeout=30).text))
+    reply = act(instructor, service.url, "/instructor/limited/giveback", login="dave",
+                submission=second["id"], reason="<i>graded the wrong file</i>")
+    assert reply.status_code == 302, reply.text
+    lines = rows(instructor.get(audit, timeout=30).text)
+    assert len(lines) == before + 1
+    assert lines[0][1:] == ["alice", "attempt given back", "dave", second["id"], "submission 2",
+                            "<i>graded the wrong file</i>"]
+    # the counted submission is the first again, on the class page and in grades.csv
+    page = instructor.get(f"{service.url}/instructor/limited", timeout=30).text
+    assert f'href="/submissions/{first["id"]}">dave<' in page
+    grades = instructor.get(f"{service.url}/instructor/limited/grades.csv", timeout=30).text
+    dave = next(line for line in grades.splitlines() if line.startswith("dave,"))
+    assert dave.split(",")[3] == "2"  # both stay listed as attempts made
+    # the student sees it, marked, inert; and may submit a third time, not a fourth
+    student = signed_in(service.url, keys["dave"])
+    shown = student.get(f"{service.url}/submissions/{second['id']}", timeout=30).text
+    assert "given back: &lt;i&gt;graded the wrong file&lt;/i&gt;" in shown
+    assert "This submission counts" not in shown
+    assert "given back: &lt;i&gt;" in student.get(f"{service.url}/", timeout=30).text
+    third = service.post("limited", [("grid.py", STUB.read_bytes())], keys["dave"])
+    assert third.status_code == 202, third.text
+    assert service.post("limited", [("grid.py", STUB.read_bytes())],
+                        keys["dave"]).status_code == 429
+    service.wait(third.json()["id"], keys["dave"])
+    # giving the same one back twice: a 400, no second line
+    again = act(instructor, service.url, "/instructor/limited/giveback", login="dave",
+                submission="2", reason="twice")
+    assert again.status_code == 400 and len(rows(instructor.get(audit, timeout=30).text)) \
+        == before + 1
+
+
+@pytest.mark.parametrize("data", [
+    {"login": "dave", "submission": "0123456789abcdef0123456789abcdef", "reason": "r"},
+    {"login": "dave", "submission": "99", "reason": "r"},
+    {"login": "dave", "submission": "<script>", "reason": "r"},
+    {"login": "nobody", "submission": "1", "reason": "r"},
+    {"login": "carol", "submission": "1", "reason": "r"},  # carol has no submission here
+    {"login": "dave", "submission": "1", "reason": "   "},  # the reason is required
+    {"login": "dave", "submission": "1", "reason": "x" * 2001},
+    {"login": "<b>", "submission": "", "reason": ""},
+])
+def test_a_wrong_give_back_is_a_400_in_one_line_and_writes_nothing(
+        service: Service, keys: dict[str, str], data: dict[str, str]) -> None:
+    instructor = signed_in(service.url, keys["alice"])
+    audit = f"{service.url}/instructor/never/audit"
+    reply = act(instructor, service.url, "/instructor/never/giveback", **data)
+    assert reply.status_code == 400
+    assert reply.headers["Content-Type"].startswith("text/plain")
+    assert "\n" not in reply.text.strip() and "<" not in reply.text
+    assert rows(instructor.get(audit, timeout=30).text) == []
+
+
+def test_give_back_is_for_instructors_only_and_needs_csrf(service: Service,
+                                                          keys: dict[str, str]) -> None:
+    url = f"{service.url}/instructor/open/giveback"
+    anonymous = requests.post(url, data={}, timeout=30, allow_redirects=False)
+    assert anonymous.status_code in (302, 403)
+    student = signed_in(service.url, keys["carol"])
+    page = student.get(f"{service.url}/", timeout=30)
+    reply = student.post(url, data={"login": "carol", "submission": "1", "reason": "mine",
+                                    "csrfmiddlewaretoken": csrf(page.text)},
+                         headers={"Referer": f"{service.url}/"}, timeout=30,
+                         allow_redirects=False)
+    assert reply.status_code == 403
+    instructor = signed_in(service.url, keys["alice"])
+    assert instructor.post(url, data={"login": "bob", "submission": "1", "reason": "r"},
+                           timeout=30).status_code == 403
+    assert instructor.get(url, timeout=30).status_code == 405
