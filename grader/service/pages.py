@@ -206,7 +206,7 @@ DONE_MESSAGES = {"released": "hidden results released", "extension": "extension 
                  "scheduled": "release of hidden results scheduled: it waits for the due date "
                               "and every extension (see when below)",
                  "regrading": "regrading {count} submission(s)",
-                 "given_back": "attempt given back"}
+                 "given_back": "attempt given back", "extension_deleted": "extension deleted"}
 
 
 def release_status(assignment: Assignment, now: datetime) -> str:
@@ -338,6 +338,41 @@ def due_date(text: str) -> datetime | None:
     return in_utc(parsed) if parsed.tzinfo is not None else None
 
 
+def reopens_credit(assignment: Assignment, user: User, due: datetime,
+                   change: str) -> HttpResponse | None:
+    """The 400 refusing a change of `user`'s due date to `due` that would let them earn credit
+    after the hidden failure texts are shown (here or in an assignment sharing its tests)."""
+    moment = jobs.now()
+    reopens = assignment.credit_ends(due)
+    shown = [other.name for other in [assignment, *sharing_hidden_tests(assignment)]
+             if texts_out(other, moment)]
+    if shown and (reopens is None or reopens >= moment):
+        return _line(f"{shown[0]}'s hidden failure texts are already shown: {change} now would "
+                     f"let {user.username} submit after reading them")
+    return None
+
+
+@staff_only
+@require_POST
+def delete_extension(request: HttpRequest, name: str) -> HttpResponse:
+    """Delete a student's extension: the assignment's due date is theirs again (refused when that
+    would reopen credit after the hidden failure texts are shown)."""
+    assignment = _assignment_or_404(name)
+    user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
+    if user is None:
+        return _line("no such login")
+    kept = Extension.objects.filter(user=user, assignment=name).first()
+    if kept is None:
+        return _line(f"{user.username} has no extension for {name}")
+    refused = reopens_credit(assignment, user, assignment.due, "deleting the extension")
+    if refused is not None:
+        return refused
+    kept.delete()
+    audit(request, "extension deleted", name, student=user.username,
+          detail=f"due {kept.due.isoformat()} deleted; due {assignment.due.isoformat()} again")
+    return redirect(f"/instructor/{name}?done=extension_deleted")
+
+
 @staff_only
 @require_POST
 def extension(request: HttpRequest, name: str) -> HttpResponse:
@@ -350,14 +385,9 @@ def extension(request: HttpRequest, name: str) -> HttpResponse:
                             content_type="text/plain")
     if user is None:
         return HttpResponse("no such login", status=400, content_type="text/plain")
-    moment = jobs.now()
-    reopens = assignment.credit_ends(due)
-    shown = [other.name for other in [assignment, *sharing_hidden_tests(assignment)]
-             if texts_out(other, moment)]
-    if shown and (reopens is None or reopens >= moment):
-        return HttpResponse(f"{shown[0]}'s hidden failure texts are already shown: an extension "
-                            f"now would let {user.username} submit after reading them",
-                            status=400, content_type="text/plain")
+    refused = reopens_credit(assignment, user, due, "an extension")
+    if refused is not None:
+        return refused
     _, created = Extension.objects.update_or_create(user=user, assignment=name,
                                                     defaults={"due": due})
     audit(request, "extension granted" if created else "extension changed", name,

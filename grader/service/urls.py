@@ -20,6 +20,7 @@ urlpatterns = [
     path("instructor/<str:name>/regrade", pages.regrade),
     path("instructor/<str:name>/release", pages.release),
     path("instructor/<str:name>/extension", pages.extension),
+    path("instructor/<str:name>/extension/delete", pages.delete_extension),
     path("instructor/<str:name>/audit", pages.audit_page),
     path("instructor/<str:name>/giveback", pages.give_back),
     path("instructor/<str:name>/grades.csv", pages.grades_page),

@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 import pytest
 import requests
 
-from tests.grader.service.conftest import REFERENCE, STUB, Service, csrf, signed_in
+from tests.grader.service.conftest import (
+    REFERENCE,
+    STUB,
+    Service,
+    csrf,
+    running,
+    signed_in,
+    tokens,
+    write_course,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -175,3 +185,83 @@ def test_give_back_is_for_instructors_only_and_needs_csrf(service: Service,
     assert instructor.post(url, data={"login": "bob", "submission": "1", "reason": "r"},
                            timeout=30).status_code == 403
     assert instructor.get(url, timeout=30).status_code == 405
+
+
+def test_deleting_an_extension_restores_the_due_date(service: Service,
+                                                     keys: dict[str, str]) -> None:
+    instructor = signed_in(service.url, keys["alice"])
+    audit = f"{service.url}/instructor/extended/audit"
+    granted = act(instructor, service.url, "/instructor/extended/extension", login="carol",
+                  due="2099-01-01T00:00:00+00:00")
+    assert granted.status_code == 302
+    before = len(rows(instructor.get(audit, timeout=30).text))
+    page = instructor.get(f"{service.url}/instructor/extended", timeout=30).text
+    assert 'action="/instructor/extended/extension/delete"' in page
+    deleted = act(instructor, service.url, "/instructor/extended/extension/delete", login="carol",
+                  reason="granted by mistake")
+    assert deleted.status_code == 302
+    assert deleted.headers["Location"] == "/instructor/extended?done=extension_deleted"
+    lines = rows(instructor.get(audit, timeout=30).text)
+    assert len(lines) == before + 1
+    assert lines[0][1:4] == ["alice", "extension deleted", "carol"]
+    assert lines[0][6] == "granted by mistake"
+    # the 2020 due date is carol's again: a day's late window long closed
+    assert service.post("extended", [("grid.py", REFERENCE.read_bytes())],
+                        keys["carol"]).status_code == 403
+    # deleting it again, or a login that does not exist: a 400 in one line, nothing written
+    for login in ("carol", "nobody"):
+        again = act(instructor, service.url, "/instructor/extended/extension/delete",
+                    login=login, reason="r")
+        assert again.status_code == 400 and "\n" not in again.text.strip()
+    assert len(rows(instructor.get(audit, timeout=30).text)) == before + 1
+
+
+def test_deleting_an_extension_is_for_instructors_only_and_needs_csrf(
+        service: Service, keys: dict[str, str]) -> None:
+    url = f"{service.url}/instructor/extended/extension/delete"
+    student = signed_in(service.url, keys["carol"])
+    page = student.get(f"{service.url}/", timeout=30)
+    reply = student.post(url, data={"login": "carol", "csrfmiddlewaretoken": csrf(page.text)},
+                         headers={"Referer": f"{service.url}/"}, timeout=30,
+                         allow_redirects=False)
+    assert reply.status_code == 403
+    instructor = signed_in(service.url, keys["alice"])
+    assert instructor.post(url, data={"login": "carol"}, timeout=30).status_code == 403
+    assert instructor.get(url, timeout=30).status_code == 405
+    anonymous = requests.get(url, timeout=30, allow_redirects=False)
+    assert anonymous.status_code == 302
+
+
+ALONE = """\
+title: one assignment, hidden until released
+roster: roster.csv
+instructors: [alice]
+assignments:
+  - name: alone
+    exercise: bitgrid
+    due: 2020-01-01T00:00:00Z
+    late: {per_minute: 1, max: 5}
+    hidden: never
+"""
+
+
+def test_deleting_an_extension_that_would_reopen_credit_after_the_texts_are_out_is_refused(
+        tmp_path: Path) -> None:
+    course = write_course(tmp_path / "alone", ALONE)
+    alone = tokens(course)
+    with running(course) as started:
+        instructor = signed_in(started.url, alone["alice"])
+        page = instructor.get(f"{started.url}/instructor/alone", timeout=30)
+
+        def post(path: str, **data: str) -> requests.Response:
+            return instructor.post(f"{started.url}/instructor/alone/{path}",
+                                   data={**data, "csrfmiddlewaretoken": csrf(page.text)},
+                                   timeout=30, allow_redirects=False)
+
+        # an extension *before* the due date: deleting it would give bob the later due date
+        assert post("extension", login="bob", due="2019-06-01T00:00:00+00:00").status_code == 302
+        assert post("release").status_code == 302  # takes effect now: the texts are out
+        refused = post("extension/delete", login="bob", reason="r")
+        assert refused.status_code == 400 and "already shown" in refused.text, refused.text
+        lines = rows(instructor.get(f"{started.url}/instructor/alone/audit", timeout=30).text)
+        assert [line[2] for line in lines] == ["release", "extension granted"]
