@@ -43,6 +43,11 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+def attempts_used(user: User, assignment: str) -> int:
+    """The attempts a student has used: their submissions but those an instructor gave back."""
+    return int(Submission.objects.filter(user=user, assignment=assignment, given_back="").count())
+
+
 def accept(course: Course, user: User, assignment: Assignment,
            files: list[tuple[str, bytes]]) -> Submission:
     """Check, store the bytes, commit the row: only then is the submission accepted."""
@@ -51,8 +56,8 @@ def accept(course: Course, user: User, assignment: Assignment,
     if refused is not None:
         raise Refused(refused, 403)
     late = late_minutes(moment, due_for(assignment, user))
-    if assignment.attempts is not None and Submission.objects.filter(
-            user=user, assignment=assignment.name).count() >= assignment.attempts:
+    if assignment.attempts is not None and attempts_used(user, assignment.name) \
+            >= assignment.attempts:
         raise Refused(f"no attempt left: {assignment.name} allows {assignment.attempts}", 429)
     data, names = bundle(files)
     check_file_names(course, assignment, files, names)
@@ -61,7 +66,8 @@ def accept(course: Course, user: User, assignment: Assignment,
         try:
             with transaction.atomic():
                 taken = Submission.objects.filter(user=user, assignment=assignment.name).count()
-                if assignment.attempts is not None and taken >= assignment.attempts:
+                if assignment.attempts is not None and \
+                        attempts_used(user, assignment.name) >= assignment.attempts:
                     raise Refused(f"no attempt left: {assignment.name} allows "
                                   f"{assignment.attempts}", 429)
                 created: Submission = Submission.objects.create(

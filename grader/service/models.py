@@ -68,9 +68,30 @@ class Submission(models.Model):
     results = models.JSONField(null=True, blank=True)
     attempt = models.IntegerField(null=True, blank=True)  # its attempt in the gradebook
     graded_at = models.DateTimeField(null=True, blank=True)
+    # An instructor gave this attempt back (the reason; empty: not given back): it counts neither
+    # toward the `attempts:` limit nor as the student's score, and stays visible, marked.
+    given_back = models.TextField(blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "assignment", "number"],
                                                name="one_number_per_submission")]
         indexes = [models.Index(fields=["status", "submitted_at"]),
                    models.Index(fields=["assignment", "user"])]
+
+
+class AuditEntry(models.Model):
+    """One instructor action: who did it, when (UTC), what (the action, its assignment, the
+    student and submission concerned, a detail such as a new due date) and why (the reason typed
+    in the form, possibly empty)."""
+
+    at = models.DateTimeField()
+    actor = models.CharField(max_length=150)  # a login, kept even if the account goes
+    action = models.CharField(max_length=32)
+    assignment = models.CharField(max_length=64)
+    student = models.CharField(max_length=150, blank=True, default="")
+    submission = models.CharField(max_length=32, blank=True, default="")
+    detail = models.CharField(max_length=200, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["assignment", "at"])]

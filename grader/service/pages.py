@@ -20,7 +20,14 @@ from grader.service.api import course, grades, submit, upload_files
 from grader.service.classes import class_rows, regrade_changes, test_names
 from grader.service.course import EARLIEST, LATEST, Assignment, in_utc
 from grader.service.dates import human
-from grader.service.models import QUEUED, RUNNING, Extension, Release, Submission
+from grader.service.models import (
+    QUEUED,
+    RUNNING,
+    AuditEntry,
+    Extension,
+    Release,
+    Submission,
+)
 from grader.service.people import user_of_token
 from grader.service.policy import (
     due_for,
@@ -121,7 +128,7 @@ def assignment_page(request: HttpRequest, name: str) -> HttpResponse:
             problem, status = str(refused), refused.status
         except UploadError as bad:
             problem, status = str(bad), bad.status
-    used = Submission.objects.filter(user=user, assignment=name).count()
+    used = jobs.attempts_used(user, name)
     return render(request, "service/assignment.html",
                   {"a": assignment, "due": due_for(assignment, user), "problem": problem,
                    "left": None if assignment.attempts is None else assignment.attempts - used,
@@ -198,7 +205,8 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
 DONE_MESSAGES = {"released": "hidden results released", "extension": "extension saved",
                  "scheduled": "release of hidden results scheduled: it waits for the due date "
                               "and every extension (see when below)",
-                 "regrading": "regrading {count} submission(s)"}
+                 "regrading": "regrading {count} submission(s)",
+                 "given_back": "attempt given back", "extension_deleted": "extension deleted"}
 
 
 def release_status(assignment: Assignment, now: datetime) -> str:
@@ -237,6 +245,28 @@ def done_message(request: HttpRequest) -> str:
     return message
 
 
+REASON_MAX = 2000
+
+
+def audit(request: HttpRequest, action: str, assignment: str, *, student: str = "",
+          submission: str = "", detail: str = "") -> None:
+    """One line in the audit log: the signed-in instructor, now (UTC), what and why (the form's
+    `reason`, capped)."""
+    AuditEntry.objects.create(
+        at=jobs.now(), actor=_instructor(request).username, action=action,
+        assignment=assignment, student=student[:150], submission=submission[:32],
+        detail=detail[:200], reason=request.POST.get("reason", "").strip()[:REASON_MAX])
+
+
+@staff_only
+def audit_page(request: HttpRequest, name: str) -> HttpResponse:
+    assignment = _assignment_or_404(name)
+    return render(request, "service/audit.html",
+                  {"a": assignment,
+                   "entries": AuditEntry.objects.filter(assignment=name)
+                   .order_by("-at", "-id")[:1000]})
+
+
 @staff_only
 @require_POST
 def regrade(request: HttpRequest, name: str) -> HttpResponse:
@@ -245,6 +275,7 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
     if test and test not in test_names(course(), assignment):
         return HttpResponse("no such test", status=400, content_type="text/plain")
     count = jobs.regrade(name, [test] if test else None)
+    audit(request, "regrade", name, detail=f"{test or 'every test'}: {count} submission(s)")
     return redirect(f"/instructor/{name}?done=regrading&count={count}")
 
 
@@ -252,10 +283,47 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
 @require_POST
 def release(request: HttpRequest, name: str) -> HttpResponse:
     assignment = _assignment_or_404(name)
-    Release.objects.get_or_create(assignment=name, defaults={"released_at": jobs.now()})
+    _, created = Release.objects.get_or_create(assignment=name,
+                                               defaults={"released_at": jobs.now()})
+    audit(request, "release", name, detail="" if created else "already asked for")
     effect = release_effect(assignment)
     done = "released" if effect is not None and jobs.now() >= effect.takes_effect else "scheduled"
     return redirect(f"/instructor/{name}?done={done}")
+
+
+def _line(message: str) -> HttpResponse:
+    """A refused instructor action: a 400 in one line."""
+    return HttpResponse(message, status=400, content_type="text/plain")
+
+
+@staff_only
+@require_POST
+def give_back(request: HttpRequest, name: str) -> HttpResponse:
+    """Give a student's submission back: it no longer counts toward the attempts limit nor as
+    their score; it stays visible, marked with the reason (required)."""
+    _assignment_or_404(name)
+    login = request.POST.get("login", "").strip()[:150]
+    ident = request.POST.get("submission", "").strip().removeprefix("#")[:32]
+    reason = request.POST.get("reason", "").strip()
+    if not reason:
+        return _line("reason: required to give an attempt back")
+    if len(reason) > REASON_MAX:
+        return _line(f"reason: at most {REASON_MAX} characters")
+    user = User.objects.filter(username=login).first()
+    if user is None:
+        return _line("no such login")
+    mine = Submission.objects.filter(user=user, assignment=name)
+    sub = (mine.filter(number=int(ident)) if ident.isascii() and ident.isdigit()
+           and len(ident) <= 9 else mine.filter(pk=ident)).first()
+    if sub is None:
+        return _line(f"no such submission of {user.username} to {name}")
+    if sub.given_back:
+        return _line(f"submission {sub.number} of {user.username} was already given back")
+    sub.given_back = reason
+    sub.save(update_fields=["given_back"])
+    audit(request, "attempt given back", name, student=user.username, submission=sub.id,
+          detail=f"submission {sub.number}")
+    return redirect(f"/instructor/{name}?done=given_back")
 
 
 def due_date(text: str) -> datetime | None:
@@ -270,6 +338,41 @@ def due_date(text: str) -> datetime | None:
     return in_utc(parsed) if parsed.tzinfo is not None else None
 
 
+def reopens_credit(assignment: Assignment, user: User, due: datetime,
+                   change: str) -> HttpResponse | None:
+    """The 400 refusing a change of `user`'s due date to `due` that would let them earn credit
+    after the hidden failure texts are shown (here or in an assignment sharing its tests)."""
+    moment = jobs.now()
+    reopens = assignment.credit_ends(due)
+    shown = [other.name for other in [assignment, *sharing_hidden_tests(assignment)]
+             if texts_out(other, moment)]
+    if shown and (reopens is None or reopens >= moment):
+        return _line(f"{shown[0]}'s hidden failure texts are already shown: {change} now would "
+                     f"let {user.username} submit after reading them")
+    return None
+
+
+@staff_only
+@require_POST
+def delete_extension(request: HttpRequest, name: str) -> HttpResponse:
+    """Delete a student's extension: the assignment's due date is theirs again (refused when that
+    would reopen credit after the hidden failure texts are shown)."""
+    assignment = _assignment_or_404(name)
+    user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
+    if user is None:
+        return _line("no such login")
+    kept = Extension.objects.filter(user=user, assignment=name).first()
+    if kept is None:
+        return _line(f"{user.username} has no extension for {name}")
+    refused = reopens_credit(assignment, user, assignment.due, "deleting the extension")
+    if refused is not None:
+        return refused
+    kept.delete()
+    audit(request, "extension deleted", name, student=user.username,
+          detail=f"due {kept.due.isoformat()} deleted; due {assignment.due.isoformat()} again")
+    return redirect(f"/instructor/{name}?done=extension_deleted")
+
+
 @staff_only
 @require_POST
 def extension(request: HttpRequest, name: str) -> HttpResponse:
@@ -282,15 +385,13 @@ def extension(request: HttpRequest, name: str) -> HttpResponse:
                             content_type="text/plain")
     if user is None:
         return HttpResponse("no such login", status=400, content_type="text/plain")
-    moment = jobs.now()
-    reopens = assignment.credit_ends(due)
-    shown = [other.name for other in [assignment, *sharing_hidden_tests(assignment)]
-             if texts_out(other, moment)]
-    if shown and (reopens is None or reopens >= moment):
-        return HttpResponse(f"{shown[0]}'s hidden failure texts are already shown: an extension "
-                            f"now would let {user.username} submit after reading them",
-                            status=400, content_type="text/plain")
-    Extension.objects.update_or_create(user=user, assignment=name, defaults={"due": due})
+    refused = reopens_credit(assignment, user, due, "an extension")
+    if refused is not None:
+        return refused
+    _, created = Extension.objects.update_or_create(user=user, assignment=name,
+                                                    defaults={"due": due})
+    audit(request, "extension granted" if created else "extension changed", name,
+          student=user.username, detail=f"due {due.isoformat()}")
     return redirect(f"/instructor/{name}?done=extension")
 
 

@@ -288,8 +288,9 @@ def visible_final_score(sub: Submission) -> float:
 def counted(subs: list[Submission], counts: str, seen: Seen = EVERYTHING) -> Submission | None:
     """The submission that counts: the latest graded, or the best final score (earliest on a
     tie). The best is judged by what `seen` shows: while the hidden tests' points are not shown,
-    by the visible tests only, so which one counts never tells anything of the hidden tests."""
-    graded = [sub for sub in subs if sub.status == GRADED]
+    by the visible tests only, so which one counts never tells anything of the hidden tests.
+    A submission given back by an instructor never counts."""
+    graded = [sub for sub in subs if sub.status == GRADED and not sub.given_back]
     if not graded:
         return None
     if counts == "best":

@@ -86,7 +86,8 @@ def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]
             rows.append(Row(sub, score, max_score, chosen is not None and chosen.id == sub.id,
                             seen == NOTHING and any(test.get("visibility") != "visible"
                                                     for test in (sub.results or {}).get("tests", []))))
-        left = None if assignment.attempts is None else max(0, assignment.attempts - len(subs))
+        left = None if assignment.attempts is None else max(0, assignment.attempts - len(
+            [sub for sub in subs if not sub.given_back]))
         shown.append(AssignmentRows(assignment, due_for(assignment, user), left,
                                     assignment.opens is None or assignment.opens <= now, rows))
     return shown
