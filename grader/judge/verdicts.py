@@ -48,6 +48,7 @@ class Usage:
 
 @dataclass
 class TestResult:
+    __test__ = False  # a result, not a test for pytest to collect
     name: str
     verdict: Verdict
     points: float
