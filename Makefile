@@ -67,6 +67,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	for folder in exercises/*/; do name=$$(basename $$folder); \
 	  MYPYPATH=exercises/$$name $(BIN)/mypy --strict --explicit-package-bases --no-error-summary exercises/$$name || exit 1; \

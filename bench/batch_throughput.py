@@ -67,8 +67,7 @@ def run(folder: Path, out: Path, jobs: int) -> float:
     started = time.perf_counter()
     grade_batch(loaded, folder, out, jobs=jobs, resume=False, sandbox="auto")
     with Gradebook.of(out) as book:
-        write_class_reports(loaded, out, book, [p.name.removesuffix(".zip")
-                                                for p in folder.iterdir()])
+        write_class_reports(loaded, out, book, [p.name.removesuffix(".zip") for p in folder.iterdir()])
     return time.perf_counter() - started
 
 
@@ -81,8 +80,10 @@ def throughput(count: int) -> None:
         for jobs in (1, 2):
             seconds = run(folder, Path(scratch) / f"out{jobs}", jobs)
             timings[jobs] = seconds
-            print(f"-j {jobs}: {count} submissions in {seconds:.1f} s = "
-                  f"{count / seconds * 60:.1f} submissions/minute")
+            print(
+                f"-j {jobs}: {count} submissions in {seconds:.1f} s = "
+                f"{count / seconds * 60:.1f} submissions/minute"
+            )
         print(f"speed-up of -j 2 over -j 1: {timings[1] / timings[2]:.2f}x (target >= 1.8x)")
 
 
@@ -92,19 +93,27 @@ def hostile(count: int) -> None:
         folder = Path(scratch) / "class"
         folder.mkdir()
         origins = make_class(folder, count, hostile_every=5)
-        alone = {origin: grade(loaded, SAMPLES / origin, sandbox="auto").score
-                 for origin in set(origins.values()) if not origin.startswith("hostile")}
+        alone = {
+            origin: grade(loaded, SAMPLES / origin, sandbox="auto").score
+            for origin in set(origins.values())
+            if not origin.startswith("hostile")
+        }
         before = len(psutil.pids())
         seconds = run(folder, Path(scratch) / "out", 2)
         time.sleep(1)
         after = len(psutil.pids())
         results = collect(Path(scratch) / "out")
         rows = (Path(scratch) / "out" / "grades.csv").read_text().splitlines()[1:]
-        wrong = [s for s, origin in origins.items() if not origin.startswith("hostile")
-                 and results[s]["score"] != alone[origin]]
-        print(f"{count} submissions ({count // 5} hostile), -j 2: {seconds:.1f} s; "
-              f"{len(rows)} result rows; honest scores different from alone: {len(wrong)}; "
-              f"processes before {before}, after {after}")
+        wrong = [
+            s
+            for s, origin in origins.items()
+            if not origin.startswith("hostile") and results[s]["score"] != alone[origin]
+        ]
+        print(
+            f"{count} submissions ({count // 5} hostile), -j 2: {seconds:.1f} s; "
+            f"{len(rows)} result rows; honest scores different from alone: {len(wrong)}; "
+            f"processes before {before}, after {after}"
+        )
 
 
 if __name__ == "__main__":

@@ -23,9 +23,14 @@ sys.path.insert(0, str(ROOT))
 from tests.support import exercise_modules  # noqa: E402 - needs the root on sys.path first
 
 FIXTURES = ROOT / "fixtures" / "boardgame"
-BOARDS = [("board_3x3_centre.txt", "computer"), ("board_4x5_k3.txt", "human"),
-          ("board_3x4_deep.txt", "computer"), ("board_4x4_k4_deep.txt", "human"),
-          ("board_4x4_corners.txt", "computer"), ("board_5x5_blocked.txt", "human")]
+BOARDS = [
+    ("board_3x3_centre.txt", "computer"),
+    ("board_4x5_k3.txt", "human"),
+    ("board_3x4_deep.txt", "computer"),
+    ("board_4x4_k4_deep.txt", "human"),
+    ("board_4x4_corners.txt", "computer"),
+    ("board_5x5_blocked.txt", "human"),
+]
 
 
 def expected_collisions(keys: int, size: int) -> float:
@@ -54,8 +59,10 @@ def throughput(modules: dict[str, Any]) -> None:
         for key in keys:
             table.get(key)
     get_s = (time.process_time() - started) / 5
-    print(f"\nput: {len(keys) / put_s / 1000:.0f}k/s   get: {len(keys) / get_s / 1000:.0f}k/s "
-          f"(10000 course keys, 9887 buckets)")
+    print(
+        f"\nput: {len(keys) / put_s / 1000:.0f}k/s   get: {len(keys) / get_s / 1000:.0f}k/s "
+        f"(10000 course keys, 9887 buckets)"
+    )
 
 
 def first_moves(modules: dict[str, Any]) -> None:
@@ -79,13 +86,13 @@ def first_moves(modules: dict[str, Any]) -> None:
             counts = {"plays": 0, "hits": 0}
             store, repeated = board.store_play, board.repeated_config
 
-            def counting_store(row: int, col: int, symbol: str, store: Any = store,
-                               counts: dict[str, int] = counts) -> None:
+            def counting_store(
+                row: int, col: int, symbol: str, store: Any = store, counts: dict[str, int] = counts
+            ) -> None:
                 counts["plays"] += 1
                 store(row, col, symbol)
 
-            def counting_lookup(table: Any, repeated: Any = repeated,
-                                counts: dict[str, int] = counts) -> Any:
+            def counting_lookup(table: Any, repeated: Any = repeated, counts: dict[str, int] = counts) -> Any:
                 found = repeated(table)
                 counts["hits"] += found is not None
                 return found
@@ -97,8 +104,11 @@ def first_moves(modules: dict[str, Any]) -> None:
             cpu = time.process_time() - started
             longest = max(len(chain) for chain in table.buckets)
             name = "real" if table_type is dictionary.Dictionary else "never finds"
-            print(f"{board_file[6:-4]:20} {name:>11} {counts['plays'] // 2:8} "
-                  f"{table.num_items():8} {counts['hits']:7} {longest:14} {cpu:7.2f}", flush=True)
+            print(
+                f"{board_file[6:-4]:20} {name:>11} {counts['plays'] // 2:8} "
+                f"{table.num_items():8} {counts['hits']:7} {longest:14} {cpu:7.2f}",
+                flush=True,
+            )
 
 
 def main() -> int:

@@ -76,7 +76,12 @@ def run_game(code: Path, board: str, first: str, moves: str, cap: float) -> tupl
         try:
             done = subprocess.run(
                 [sys.executable, str(code / "play.py"), str(FIXTURES / board), "--first", first],
-                stdin=stdin, capture_output=True, timeout=cap, cwd=code, check=False)
+                stdin=stdin,
+                capture_output=True,
+                timeout=cap,
+                cwd=code,
+                check=False,
+            )
             output = done.stdout.decode()
         except subprocess.TimeoutExpired:
             return float("inf"), 0, ""
@@ -92,8 +97,7 @@ def main() -> int:
     options = parser.parse_args()
     chosen = variants()
     if options.only is not None:
-        chosen = {name: path for name, path in chosen.items()
-                  if name == "reference" or name in options.only}
+        chosen = {name: path for name, path in chosen.items() if name == "reference" or name in options.only}
     expected: dict[str, str] = {}
     print(f"{'game':44} {'variant':32} {'cpu s':>7} {'peak MiB':>8}  output")
     with tempfile.TemporaryDirectory() as scratch:
@@ -109,8 +113,11 @@ def main() -> int:
                     expected[moves] = output
                 same = "same" if output == expected.get(moves) else "DIFFERENT"
                 shown = f">{options.cap:.0f}" if cpu == float("inf") else f"{cpu:.2f}"
-                print(f"{board + ' ' + first + ' ' + moves[6:-4]:44} {name:32} {shown:>7} "
-                      f"{peak / 1024:8.1f}  {same if cpu != float('inf') else '-'}", flush=True)
+                print(
+                    f"{board + ' ' + first + ' ' + moves[6:-4]:44} {name:32} {shown:>7} "
+                    f"{peak / 1024:8.1f}  {same if cpu != float('inf') else '-'}",
+                    flush=True,
+                )
             print(f"{'total':44} {name:32} {total:7.2f}", flush=True)
     return 0
 

@@ -51,8 +51,11 @@ def _child_times(program: bytes, uid: int, rounds: int) -> dict[str, list[float]
 
 
 def _parent_times(rounds: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {"check from /proc": [], "move into 3 hierarchies": [],
-                                     f"move into all {len(cgroup.every_hierarchy())}": []}
+    times: dict[str, list[float]] = {
+        "check from /proc": [],
+        "move into 3 hierarchies": [],
+        f"move into all {len(cgroup.every_hierarchy())}": [],
+    }
     outside = boundary.namespaces_of(os.getpid())
     for _ in range(rounds):
         pid = os.fork()
@@ -85,15 +88,19 @@ def main() -> None:
         sys.exit("boundary_cost.py: run as root (the uid switch and cgroups need it)")
     start = time.perf_counter()
     program = policy.compiled().program
-    print(f"filter built once per grader: {1000 * (time.perf_counter() - start):.2f} ms, "
-          f"{len(program) // 8} BPF instructions")
+    print(
+        f"filter built once per grader: {1000 * (time.perf_counter() - start):.2f} ms, "
+        f"{len(program) // 8} BPF instructions"
+    )
     load = os.getloadavg()[0]
     confine.prepare_seccomp(program)  # as the fork server does, once
     figures = {**_child_times(program, boundary.test_uid(0), rounds), **_parent_times(rounds // 4)}
     for key, values in figures.items():
         values.sort()
-        print(f"{key}: median {1e3 * statistics.median(values):.3f} ms, "
-              f"p90 {1e3 * values[int(0.9 * (len(values) - 1))]:.3f} ms over {len(values)}")
+        print(
+            f"{key}: median {1e3 * statistics.median(values):.3f} ms, "
+            f"p90 {1e3 * values[int(0.9 * (len(values) - 1))]:.3f} ms over {len(values)}"
+        )
     print(f"load average at the start: {load:.2f}")
 
 

@@ -78,17 +78,20 @@ def main() -> None:
                 elapsed = timed(loaded, folder, out, executor)
                 seconds[executor].append(elapsed)
                 scores[executor] = {s: d["score"] for s, d in collect(out).items()}
-                print(f"round {round_number + 1} {executor:5}: {elapsed:6.1f} s = "
-                      f"{count / elapsed * 60:5.1f} submissions/minute; {load()}")
+                print(
+                    f"round {round_number + 1} {executor:5}: {elapsed:6.1f} s = "
+                    f"{count / elapsed * 60:5.1f} submissions/minute; {load()}"
+                )
         local, cluster = min(seconds["local"]), min(seconds["dask"])
         same = "same" if scores["local"] == scores["dask"] else "DIFFERENT"
-        print(f"LocalCluster of 2 / -j 2 throughput: {local / cluster:.2f}x (target >= 0.9x); "
-              f"{same} scores")
+        print(f"LocalCluster of 2 / -j 2 throughput: {local / cluster:.2f}x (target >= 0.9x); {same} scores")
         per_submission = local * 2 / count
         estimate = CLUSTER_SUBMISSIONS * per_submission / CLUSTER_WORKERS / min(1.0, local / cluster)
-        print(f"one submission costs {per_submission:.1f} core-seconds here (-j 2, this load); "
-              f"{CLUSTER_SUBMISSIONS} on 10 machines x 16 cores: about {estimate / 60:.1f} minutes "
-              f"(no faster than the slowest single submission)")
+        print(
+            f"one submission costs {per_submission:.1f} core-seconds here (-j 2, this load); "
+            f"{CLUSTER_SUBMISSIONS} on 10 machines x 16 cores: about {estimate / 60:.1f} minutes "
+            f"(no faster than the slowest single submission)"
+        )
 
 
 if __name__ == "__main__":

@@ -97,8 +97,9 @@ def bare_run_seconds(root: Path) -> float:
         (code / name).write_bytes((root / folder / name).read_bytes())
     started = time.perf_counter()
     with open(root / "fixtures/toy/in.txt") as stdin:
-        subprocess.run([sys.executable, str(code / "drive.py")], stdin=stdin,
-                       stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            [sys.executable, str(code / "drive.py")], stdin=stdin, stdout=subprocess.DEVNULL, check=True
+        )
     return time.perf_counter() - started
 
 
@@ -116,9 +117,16 @@ def main() -> None:
     loaded = load_suite("toy")
     assert not record(loaded, names=["trivial", "hold-200", "second-long"]).failures
     tests = {test.name: test for test in loaded.suite.tests}
-    with prepared_submission(loaded, root / "reference/toy") as (prepared, scratch), \
-            Grader(loaded, prepared, scratch, uncalibrated(loaded, list(tests.values())),
-                   choose(None, loaded.suite.sandbox, "bwrap")) as grader:
+    with (
+        prepared_submission(loaded, root / "reference/toy") as (prepared, scratch),
+        Grader(
+            loaded,
+            prepared,
+            scratch,
+            uncalibrated(loaded, list(tests.values())),
+            choose(None, loaded.suite.sandbox, "bwrap"),
+        ) as grader,
+    ):
         for _ in range(20):
             grader.grade_test(tests["trivial"])
         times = []
@@ -127,20 +135,26 @@ def main() -> None:
             judgement, _ = grader.grade_test(tests["trivial"])
             times.append(time.perf_counter() - started)
             assert judgement.verdict.value == "AC"
-        print(f"isolated call test: median {statistics.median(times) * 1000:.2f} ms, "
-              f"p90 {sorted(times)[179] * 1000:.2f} ms over 200 runs (target <= 5 ms)")
+        print(
+            f"isolated call test: median {statistics.median(times) * 1000:.2f} ms, "
+            f"p90 {sorted(times)[179] * 1000:.2f} ms over 200 runs (target <= 5 ms)"
+        )
 
         judgement, run = grader.grade_test(tests["hold-200"])
         outcome = run.outcome
         assert outcome is not None
         error = abs(outcome.peak_mb - 200) / 200
-        print(f"holding 200 MB: reported {outcome.peak_mb:.1f} MB ({error:.1%} off, target <= 5%), "
-              f"verdict {judgement.verdict.value}")
+        print(
+            f"holding 200 MB: reported {outcome.peak_mb:.1f} MB ({error:.1%} off, target <= 5%), "
+            f"verdict {judgement.verdict.value}"
+        )
         judgement, run = grader.grade_test(tests["spike"])
         outcome = run.outcome
         assert outcome is not None
-        print(f"50 ms spike to 200 MB under a 100 MB limit: verdict {judgement.verdict.value}, "
-              f"peak {outcome.peak_mb:.1f} MB (target MLE)")
+        print(
+            f"50 ms spike to 200 MB under a 100 MB limit: verdict {judgement.verdict.value}, "
+            f"peak {outcome.peak_mb:.1f} MB (target MLE)"
+        )
 
         graded, bare = [], []
         for _ in range(3):
@@ -150,8 +164,10 @@ def main() -> None:
             assert judgement.verdict.value == "AC", judgement.message
             bare.append(bare_run_seconds(root))
         ratio = statistics.median(graded) / statistics.median(bare)
-        print(f"transcript test: graded {statistics.median(graded):.3f} s, bare run "
-              f"{statistics.median(bare):.3f} s, ratio {ratio:.3f} (target <= 1.10)")
+        print(
+            f"transcript test: graded {statistics.median(graded):.3f} s, bare run "
+            f"{statistics.median(bare):.3f} s, ratio {ratio:.3f} (target <= 1.10)"
+        )
 
 
 if __name__ == "__main__":

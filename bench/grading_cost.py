@@ -32,9 +32,23 @@ def graded(name: str, folder: Path, sandbox: str) -> dict[str, object]:
     """The results.json of grading `folder` as exercise `name`."""
     with tempfile.TemporaryDirectory() as scratch:
         results = Path(scratch) / "results.json"
-        subprocess.run([sys.executable, "-m", "grader", "grade", name, str(folder), "--results",
-                        str(results), "--sandbox", sandbox], cwd=ROOT, check=False,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "grader",
+                "grade",
+                name,
+                str(folder),
+                "--results",
+                str(results),
+                "--sandbox",
+                sandbox,
+            ],
+            cwd=ROOT,
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )
         data: dict[str, object] = json.loads(results.read_text())
         return data
 
@@ -45,8 +59,9 @@ def main() -> int:
     parser.add_argument("--solution", default="plain-student")
     parser.add_argument("--sandbox", default="auto")
     options = parser.parse_args()
-    names = options.names or sorted(path.parent.parent.name for path in
-                                    (ROOT / "fixtures").glob(f"*/solutions/{options.solution}"))
+    names = options.names or sorted(
+        path.parent.parent.name for path in (ROOT / "fixtures").glob(f"*/solutions/{options.solution}")
+    )
     print(f"load before: {load()}")
     for name in names:
         folder = ROOT / "fixtures" / name / "solutions" / options.solution
@@ -57,11 +72,13 @@ def main() -> int:
         tests = data["tests"]
         assert isinstance(tests, list)
         heaviest = max(tests, key=lambda test: test["extra_data"]["cpu_s"])
-        print(f"{name} {options.solution}: {data['score']:g}/{extra['max_score']:g}; "
-              f"tests {cost['tests_cpu_s']:.2f} s, runs {cost['runs_cpu_s']:.2f} s, whole "
-              f"grading {cost['grading_cpu_s']:.2f} s "
-              f"({cost['grading_cpu_s'] / max(cost['tests_cpu_s'], 1e-9):.2f}x); heaviest "
-              f"{heaviest['name']} {heaviest['extra_data']['cpu_s']:.2f} s")
+        print(
+            f"{name} {options.solution}: {data['score']:g}/{extra['max_score']:g}; "
+            f"tests {cost['tests_cpu_s']:.2f} s, runs {cost['runs_cpu_s']:.2f} s, whole "
+            f"grading {cost['grading_cpu_s']:.2f} s "
+            f"({cost['grading_cpu_s'] / max(cost['tests_cpu_s'], 1e-9):.2f}x); heaviest "
+            f"{heaviest['name']} {heaviest['extra_data']['cpu_s']:.2f} s"
+        )
     print(f"load after: {load()}")
     return 0
 

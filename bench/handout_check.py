@@ -49,9 +49,13 @@ def main() -> int:
                 if state == "reference":
                     for source in loaded.exercise.reference.glob("*.py"):
                         shutil.copy(source, handout / "exercises" / name)
-                for label, command in (("grader check", [sys.executable, "-m", "grader", "check", name]),
-                                       ("pytest", [sys.executable, "-m", "pytest", f"exercises/{name}",
-                                                   "-q", "-p", "no:cacheprovider"])):
+                for label, command in (
+                    ("grader check", [sys.executable, "-m", "grader", "check", name]),
+                    (
+                        "pytest",
+                        [sys.executable, "-m", "pytest", f"exercises/{name}", "-q", "-p", "no:cacheprovider"],
+                    ),
+                ):
                     cpu, wall = timed(command, handout)
                     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
                     print(f"  {label:12} {state:9} {cpu:5.2f} s CPU {wall:5.2f} s wall (load {load})")

@@ -77,10 +77,12 @@ def measured() -> Iterator[dict[str, float]]:
             worst["done after a kill"] = max(worst.get("done after a kill", 0.0), waited)
         original_collect(self, done)
 
-    undo = [_timed(runner.ForkServer, "start", "fork server start (ready)", worst),
-            _timed(runner.ForkServer, "send", "request written", worst),
-            _timed(channel.Channel, "started", "started", worst),
-            _timed(channel.Channel, "payload", "result payload", worst)]
+    undo = [
+        _timed(runner.ForkServer, "start", "fork server start (ready)", worst),
+        _timed(runner.ForkServer, "send", "request written", worst),
+        _timed(channel.Channel, "started", "started", worst),
+        _timed(channel.Channel, "payload", "result payload", worst),
+    ]
     watchdog.Test._kill = kill  # type: ignore[method-assign]
     watchdog.Test._collect = collect  # type: ignore[method-assign]
     try:
@@ -100,19 +102,30 @@ def run(exercises: list[str], label: str, verifying: bool) -> None:
             if verifying:
                 start = time.monotonic()
                 outcome = verify(loaded, sandbox="bwrap")
-                print(f"  grader verify {name}: {'verified' if outcome.ok else 'FAILED'} in "
-                      f"{time.monotonic() - start:.0f} s" + "".join(
-                          f"\n    {problem}" for problem in outcome.problems.messages()), flush=True)
+                print(
+                    f"  grader verify {name}: {'verified' if outcome.ok else 'FAILED'} in "
+                    f"{time.monotonic() - start:.0f} s"
+                    + "".join(f"\n    {problem}" for problem in outcome.problems.messages()),
+                    flush=True,
+                )
                 je += [problem for problem in outcome.problems.messages() if "JE" in problem]
                 continue
             reports = [("reference", grade(loaded, loaded.exercise.reference, sandbox="bwrap"))]
             for mutant in mutants_of(loaded.exercise):
                 if mutant.verdict is Verdict.TLE:
                     with applied(mutant, loaded.exercise.reference) as patched:
-                        reports.append((mutant.name, grade(loaded, patched, sandbox="bwrap",
-                                                           overlay=loaded.exercise.reference)))
-            je += [f"{name} {who} {r.name}: {r.message}" for who, report in reports
-                   for r in report.results if r.verdict is Verdict.JE]
+                        reports.append(
+                            (
+                                mutant.name,
+                                grade(loaded, patched, sandbox="bwrap", overlay=loaded.exercise.reference),
+                            )
+                        )
+            je += [
+                f"{name} {who} {r.name}: {r.message}"
+                for who, report in reports
+                for r in report.results
+                if r.verdict is Verdict.JE
+            ]
     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
     what = "grader verify" if verifying else "references and TLE mutants"
     print(f"{label} (load {load}), {', '.join(exercises)}: {what}")
@@ -125,8 +138,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exercises", nargs="*", default=["gametree", "ultimate"])
     parser.add_argument("--no-idle", action="store_true", help="only under load")
-    parser.add_argument("--verify", action="store_true",
-                        help="run `grader verify` of each exercise (every mutant) instead")
+    parser.add_argument(
+        "--verify", action="store_true", help="run `grader verify` of each exercise (every mutant) instead"
+    )
     args = parser.parse_args()
     if not args.no_idle:
         run(args.exercises, "idle", args.verify)

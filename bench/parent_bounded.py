@@ -66,8 +66,7 @@ def former_judge(got: str, expected: str, rules: Normalize) -> None:
     """What the parent did before: normalize both, then difflib over both whole transcripts."""
     got_lines, expected_lines = normalized_lines(got, rules), normalized_lines(expected, rules)
     if got_lines != expected_lines:
-        list(difflib.unified_diff(expected_lines, got_lines, "expected", "your output", n=3,
-                                  lineterm=""))
+        list(difflib.unified_diff(expected_lines, got_lines, "expected", "your output", n=3, lineterm=""))
 
 
 def reading_only(got: str, expected: str, rules: Normalize) -> None:
@@ -79,8 +78,9 @@ def current_judge(got: str, expected: str, rules: Normalize) -> None:
     judge_transcript(got, 0, expected, 0, rules)
 
 
-def diff_cpu(make: Callable[[list[str], int], str], judge: Callable[[str, str, Normalize], None],
-             runs: int) -> tuple[float, int]:
+def diff_cpu(
+    make: Callable[[list[str], int], str], judge: Callable[[str, str, Normalize], None], runs: int
+) -> tuple[float, int]:
     """The least CPU over `runs` to judge every transcript test of ultimate; how many tests."""
     loaded = load_suite("ultimate")
     cap = int(loaded.suite.limits.output_kb * 1024)
@@ -102,16 +102,16 @@ def diff_cpu(make: Callable[[list[str], int], str], judge: Callable[[str, str, N
 
 def peak_mb(command: list[str]) -> float:
     """VmHWM of the child running `command` once it says it is done, read from outside."""
-    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    child = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT
+    )
     assert child.stdout is not None and child.stdin is not None
     while (line := child.stdout.readline()) and line.strip() != "done":
         pass
     status = Path(f"/proc/{child.pid}/status").read_text()
     child.stdin.close()
     child.wait()
-    return next(int(row.split()[1]) for row in status.splitlines()
-                if row.startswith("VmHWM:")) / 1024
+    return next(int(row.split()[1]) for row in status.splitlines() if row.startswith("VmHWM:")) / 1024
 
 
 def main() -> None:
@@ -119,14 +119,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     print(f"load: {os.getloadavg()[0]:.2f}")
-    for label, make in (("near miss at the output cap", near_miss),
-                        ("one line wrong", lambda lines, _cap: one_line_off(lines))):
+    for label, make in (
+        ("near miss at the output cap", near_miss),
+        ("one line wrong", lambda lines, _cap: one_line_off(lines)),
+    ):
         before, count = diff_cpu(make, former_judge, args.runs)
         after, _ = diff_cpu(make, current_judge, args.runs)
         reading, _ = diff_cpu(make, reading_only, args.runs)
-        print(f"transcripts, {label}: parent CPU for ultimate's {count} transcript tests "
-              f"(least of {args.runs}): before {before:.3f} s, after {after:.3f} s (normalizing "
-              f"and comparing alone: {reading:.3f} s)")
+        print(
+            f"transcripts, {label}: parent CPU for ultimate's {count} transcript tests "
+            f"(least of {args.runs}): before {before:.3f} s, after {after:.3f} s (normalizing "
+            f"and comparing alone: {reading:.3f} s)"
+        )
     with tempfile.TemporaryDirectory(prefix="parent-bounded-") as scratch:
         bomb = Path(scratch) / "bomb"
         bomb.mkdir()
@@ -134,11 +138,25 @@ def main() -> None:
         stub = ROOT / "exercises" / "bitgrid"
         for label, folder in (("stub", stub), ("compile bomb", bomb)):
             before = peak_mb([sys.executable, "-c", COMPILER, str(folder / "grid.py")])
-            after = peak_mb([sys.executable, "-c", GRADER, "grade", "bitgrid", str(folder),
-                             "--sandbox", "process", "--test", "position"])
-            print(f"compiling, {label}: peak resident memory of a bare interpreter compiling it "
-                  f"{before:.0f} MB (before, the grader's own process did this on top of its "
-                  f"own ~40 MB); of the grader grading it now {after:.0f} MB")
+            after = peak_mb(
+                [
+                    sys.executable,
+                    "-c",
+                    GRADER,
+                    "grade",
+                    "bitgrid",
+                    str(folder),
+                    "--sandbox",
+                    "process",
+                    "--test",
+                    "position",
+                ]
+            )
+            print(
+                f"compiling, {label}: peak resident memory of a bare interpreter compiling it "
+                f"{before:.0f} MB (before, the grader's own process did this on top of its "
+                f"own ~40 MB); of the grader grading it now {after:.0f} MB"
+            )
 
 
 if __name__ == "__main__":

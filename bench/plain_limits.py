@@ -64,8 +64,10 @@ def lay_out(exercise: Exercise, mutant_name: str, target: Path) -> None:
         return
     found = {m.name: m for m in mutants_of(exercise)}
     if mutant_name not in found:
-        sys.exit(f"{exercise.fixtures}: no mutant or solution {mutant_name} "
-                 f"(known: {', '.join(sorted(found)) or 'none'})")
+        sys.exit(
+            f"{exercise.fixtures}: no mutant or solution {mutant_name} "
+            f"(known: {', '.join(sorted(found)) or 'none'})"
+        )
     with applied(found[mutant_name], exercise.reference) as patched:
         for source in patched.iterdir():
             shutil.copy(source, target / source.name)
@@ -75,8 +77,14 @@ def grade(name: str, folder: Path, tests: list[str], sandbox: str | None) -> lis
     """The per-test results of one `grader grade` run."""
     results = folder.parent / "results.json"
     results.unlink(missing_ok=True)
-    command = [str(Path(sys.executable).parent / "grader"), "grade", name, str(folder),
-               "--results", str(results)]
+    command = [
+        str(Path(sys.executable).parent / "grader"),
+        "grade",
+        name,
+        str(folder),
+        "--results",
+        str(results),
+    ]
     for test in tests:
         command += ["--test", test]
     if sandbox:
@@ -110,21 +118,27 @@ def measure(name: str, mutant: str, runs: int, tests: list[str], sandbox: str | 
     for test_name, entry in figures.items():
         flag = "  < 3x" if entry.margin() < MARGIN else ""
         verdicts = ",".join(sorted(set(entry.verdicts)))
-        print(f"  {test_name:32} {entry.limit_s:6.2f} {min(entry.cpu_s):7.3f}-{max(entry.cpu_s):<7.3f}"
-              f" {entry.margin():7.1f}x  {verdicts}{flag}")
+        print(
+            f"  {test_name:32} {entry.limit_s:6.2f} {min(entry.cpu_s):7.3f}-{max(entry.cpu_s):<7.3f}"
+            f" {entry.margin():7.1f}x  {verdicts}{flag}"
+        )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", metavar="NAME",
-                        help="exercises (default: every one that has the mutant)")
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help="exercises (default: every one that has the mutant)"
+    )
     parser.add_argument("--mutant", default="AC/plain-student")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--test", action="append", default=[])
     parser.add_argument("--sandbox", default=None)
     args = parser.parse_args()
-    names = args.names or [exercise.name for exercise in Exercise.all(ROOT)
-                           if args.mutant in {m.name for m in mutants_of(exercise)}]
+    names = args.names or [
+        exercise.name
+        for exercise in Exercise.all(ROOT)
+        if args.mutant in {m.name for m in mutants_of(exercise)}
+    ]
     for name in names:
         measure(name, args.mutant, args.runs, args.test, args.sandbox)
     return 0

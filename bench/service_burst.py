@@ -30,8 +30,13 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples" / "bitgrid"
-FILES = [SAMPLES / "alice" / "grid.py", SAMPLES / "bob" / "grid.py", SAMPLES / "dave" / "grid.py",
-         SAMPLES / "frank" / "grid.py", ROOT / "reference" / "bitgrid" / "grid.py"]
+FILES = [
+    SAMPLES / "alice" / "grid.py",
+    SAMPLES / "bob" / "grid.py",
+    SAMPLES / "dave" / "grid.py",
+    SAMPLES / "frank" / "grid.py",
+    ROOT / "reference" / "bitgrid" / "grid.py",
+]
 
 
 def uptime() -> str:
@@ -44,24 +49,38 @@ def p95(values: list[float]) -> float:
 
 
 def start(course: Path, workers: int, sandbox: str | None) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "grader", "serve", str(course), "--port", "0",
-               "--workers", str(workers), *(["--sandbox", sandbox] if sandbox else [])]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        "serve",
+        str(course),
+        "--port",
+        "0",
+        "--workers",
+        str(workers),
+        *(["--sandbox", sandbox] if sandbox else []),
+    ]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
     assert process.stdout is not None
     for line in process.stdout:
         found = re.search(r"on (http://127\.0\.0\.1:\d+)/", line)
         if found:
-            threading.Thread(target=lambda: [None for _ in process.stdout],  # type: ignore[union-attr]
-                             daemon=True).start()
+            threading.Thread(
+                target=lambda: [None for _ in process.stdout],  # type: ignore[union-attr]
+                daemon=True,
+            ).start()
             return process, found.group(1)
     raise SystemExit("the service did not start")
 
 
 def wait_graded(url: str, ident: str, token: str) -> None:
     while True:
-        reply = requests.get(f"{url}/api/submissions/{ident}",
-                             headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        reply = requests.get(
+            f"{url}/api/submissions/{ident}", headers={"Authorization": f"Bearer {token}"}, timeout=60
+        )
         if reply.json()["status"] in ("graded", "error"):
             return
         time.sleep(0.05)
@@ -81,14 +100,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="service-bench-") as scratch:
         folder = Path(scratch)
         logins = [f"s{index:02d}" for index in range(args.clients)]
-        (folder / "roster.csv").write_text("login,name\nteacher,T\n" +
-                                           "".join(f"{login},{login}\n" for login in logins))
+        (folder / "roster.csv").write_text(
+            "login,name\nteacher,T\n" + "".join(f"{login},{login}\n" for login in logins)
+        )
         (folder / "course.yaml").write_text(
             "title: bench\nroster: roster.csv\ninstructors: [teacher]\nassignments:\n"
-            "  - name: bitgrid-1\n    exercise: bitgrid\n    due: 2099-01-01T00:00:00Z\n")
-        made = subprocess.run([sys.executable, "-m", "grader", "tokens",
-                               str(folder / "course.yaml")], capture_output=True, text=True,
-                              check=True)
+            "  - name: bitgrid-1\n    exercise: bitgrid\n    due: 2099-01-01T00:00:00Z\n"
+        )
+        made = subprocess.run(
+            [sys.executable, "-m", "grader", "tokens", str(folder / "course.yaml")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         tokens = dict(line.split(",", 1) for line in made.stdout.split())
         process, url = start(folder / "course.yaml", args.workers, args.sandbox)
         try:
@@ -107,13 +131,19 @@ def idle(url: str, token: str) -> None:
     times = []
     for _ in range(5):
         started = time.monotonic()
-        reply = requests.post(f"{url}/api/submissions", data={"assignment": "bitgrid-1"},
-                              files=[("files", ("grid.py", FILES[-1].read_bytes()))],
-                              headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        reply = requests.post(
+            f"{url}/api/submissions",
+            data={"assignment": "bitgrid-1"},
+            files=[("files", ("grid.py", FILES[-1].read_bytes()))],
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=60,
+        )
         wait_graded(url, reply.json()["id"], token)
         times.append(time.monotonic() - started)
-    print(f"idle upload-to-feedback: median {statistics.median(times):.2f} s, "
-          f"max {max(times):.2f} s over 5 (goal < 2 s)")
+    print(
+        f"idle upload-to-feedback: median {statistics.median(times):.2f} s, "
+        f"max {max(times):.2f} s over 5 (goal < 2 s)"
+    )
 
 
 def burst(url: str, tokens: dict[str, str], logins: list[str], args: argparse.Namespace) -> None:
@@ -131,10 +161,13 @@ def burst(url: str, tokens: dict[str, str], logins: list[str], args: argparse.Na
         for number in range(each):
             source = FILES[(index + number) % len(FILES)]
             try:
-                reply = requests.post(f"{url}/api/submissions", data={"assignment": "bitgrid-1"},
-                                      files=[("files", ("grid.py", source.read_bytes()))],
-                                      headers={"Authorization": f"Bearer {tokens[login]}"},
-                                      timeout=120)
+                reply = requests.post(
+                    f"{url}/api/submissions",
+                    data={"assignment": "bitgrid-1"},
+                    files=[("files", ("grid.py", source.read_bytes()))],
+                    headers={"Authorization": f"Bearer {tokens[login]}"},
+                    timeout=120,
+                )
                 with lock:
                     if reply.status_code == 202:
                         accepted.append((reply.json()["id"], login))
@@ -151,16 +184,21 @@ def burst(url: str, tokens: dict[str, str], logins: list[str], args: argparse.Na
         page = session.get(f"{url}/", timeout=60).text
         token_field = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
         assert token_field is not None
-        session.post(f"{url}/", data={"token": tokens[logins[0]],
-                                      "csrfmiddlewaretoken": token_field.group(1)}, timeout=60)
+        session.post(
+            f"{url}/",
+            data={"token": tokens[logins[0]], "csrfmiddlewaretoken": token_field.group(1)},
+            timeout=60,
+        )
         while not stop.is_set():
             with lock:
                 mine = [ident for ident, login in accepted if login == logins[0]]
             if mine:
                 started = time.monotonic()
-                requests.get(f"{url}/api/submissions/{mine[-1]}",
-                             headers={"Authorization": f"Bearer {tokens[logins[0]]}"},
-                             timeout=60)
+                requests.get(
+                    f"{url}/api/submissions/{mine[-1]}",
+                    headers={"Authorization": f"Bearer {tokens[logins[0]]}"},
+                    timeout=60,
+                )
                 api_latency.append(time.monotonic() - started)
                 started = time.monotonic()
                 session.get(f"{url}/submissions/{mine[-1]}", timeout=60)
@@ -170,8 +208,7 @@ def burst(url: str, tokens: dict[str, str], logins: list[str], args: argparse.Na
     watcher = threading.Thread(target=sampler, daemon=True)
     watcher.start()
     started = time.monotonic()
-    clients = [threading.Thread(target=client, args=(index, login))
-               for index, login in enumerate(logins)]
+    clients = [threading.Thread(target=client, args=(index, login)) for index, login in enumerate(logins)]
     for thread in clients:
         thread.start()
     for thread in clients:
@@ -182,13 +219,17 @@ def burst(url: str, tokens: dict[str, str], logins: list[str], args: argparse.Na
     done = time.monotonic() - started
     stop.set()
     watcher.join()
-    print(f"burst: {len(accepted)} accepted, {len(errors)} errors {errors[:3]}; all sent in "
-          f"{sent:.1f} s, all graded {done:.1f} s after the first "
-          f"({60 * len(accepted) / done:.0f}/min)")
-    print(f"while grading: API p95 {1000 * p95(api_latency):.0f} ms (median "
-          f"{1000 * statistics.median(api_latency):.0f}, {len(api_latency)} samples), submission "
-          f"page p95 {1000 * p95(page_latency):.0f} ms (median "
-          f"{1000 * statistics.median(page_latency):.0f}) (goal < 300 ms)")
+    print(
+        f"burst: {len(accepted)} accepted, {len(errors)} errors {errors[:3]}; all sent in "
+        f"{sent:.1f} s, all graded {done:.1f} s after the first "
+        f"({60 * len(accepted) / done:.0f}/min)"
+    )
+    print(
+        f"while grading: API p95 {1000 * p95(api_latency):.0f} ms (median "
+        f"{1000 * statistics.median(api_latency):.0f}, {len(api_latency)} samples), submission "
+        f"page p95 {1000 * p95(page_latency):.0f} ms (median "
+        f"{1000 * statistics.median(page_latency):.0f}) (goal < 300 ms)"
+    )
 
 
 def batch(folder: Path, args: argparse.Namespace) -> None:
@@ -198,13 +239,29 @@ def batch(folder: Path, args: argparse.Namespace) -> None:
         target.mkdir(parents=True)
         shutil.copyfile(FILES[index % len(FILES)], target / "grid.py")
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "grader", "grade", "bitgrid", str(klass), "--batch",
-                    "-j", str(args.workers), "--out", str(folder / "out"),
-                    *(["--sandbox", args.sandbox] if args.sandbox else [])],
-                   capture_output=True, check=False)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            "bitgrid",
+            str(klass),
+            "--batch",
+            "-j",
+            str(args.workers),
+            "--out",
+            str(folder / "out"),
+            *(["--sandbox", args.sandbox] if args.sandbox else []),
+        ],
+        capture_output=True,
+        check=False,
+    )
     took = time.monotonic() - started
-    print(f"the same {args.submissions} as a batch, -j {args.workers}: {took:.1f} s "
-          f"({60 * args.submissions / took:.0f}/min)")
+    print(
+        f"the same {args.submissions} as a batch, -j {args.workers}: {took:.1f} s "
+        f"({60 * args.submissions / took:.0f}/min)"
+    )
 
 
 if __name__ == "__main__":

@@ -79,8 +79,10 @@ def sleeper(before: bool) -> None:
             finally:
                 asleep.AFTER_S = saved
             verdicts = sorted({r.verdict.value for r in report.results})
-            print(f"sleeper at import, bitgrid ({len(report.results)} tests), {label}: "
-                  f"{seconds:.1f} s of wall time, verdicts {verdicts} (load {load()})")
+            print(
+                f"sleeper at import, bitgrid ({len(report.results)} tests), {label}: "
+                f"{seconds:.1f} s of wall time, verdicts {verdicts} (load {load()})"
+            )
             print(f"  e.g. {report.results[0].name}: {report.results[0].message}")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -93,15 +95,18 @@ def honest(exercises: list[str]) -> None:
             report = grade(loaded, loaded.exercise.reference, sandbox="bwrap")
         worst = max(seen.items(), key=lambda item: item[1]) if seen else ("-", 0.0)
         verdicts = sorted({r.verdict.value for r in report.results})
-        print(f"{name} reference, {len(report.results)} tests {verdicts}: longest asleep "
-              f"{worst[1]:.3f} s ({worst[0]}); AFTER_S {asleep.AFTER_S:g} s (load {load()})")
+        print(
+            f"{name} reference, {len(report.results)} tests {verdicts}: longest asleep "
+            f"{worst[1]:.3f} s ({worst[0]}); AFTER_S {asleep.AFTER_S:g} s (load {load()})"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--busy", action="store_true", help="two busy loops per core meanwhile")
-    parser.add_argument("--before", action="store_true",
-                        help="also grade the sleeper without the sleep rule (slow)")
+    parser.add_argument(
+        "--before", action="store_true", help="also grade the sleeper without the sleep rule (slow)"
+    )
     parser.add_argument("--exercises", nargs="*", default=EXERCISES)
     args = parser.parse_args()
     with busy_loops() if args.busy else nullcontext(0) as loops:

@@ -64,8 +64,7 @@ def plain_search(engine: Any, tables: Any, prune: bool, deadline: float) -> Call
                 return engine.evaluate(board, side, tables), [0] * root
             best = [0] * root
             for move in moves:
-                value, line = visit(engine.play_move(board, move, side), 1 - side, depth - 1,
-                                    -beta, -alpha)
+                value, line = visit(engine.play_move(board, move, side), 1 - side, depth - 1, -beta, -alpha)
                 value = -value
                 line[plies] = move
                 if prune and value >= beta:
@@ -82,15 +81,19 @@ def plain_search(engine: Any, tables: Any, prune: bool, deadline: float) -> Call
 def main() -> int:
     """Print one row per search test."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--cap", type=float, default=5.0,
-                        help="seconds per unpruned test (40 shows every figure)")
+    parser.add_argument(
+        "--cap", type=float, default=5.0, help="seconds per unpruned test (40 shows every figure)"
+    )
     options = parser.parse_args()
     engine = load_reference()
     start = time.perf_counter()
     tables = engine.build_tables()
     print(f"build_tables: {time.perf_counter() - start:.2f} s")
-    tests = {name: getattr(cases, name) for name in dir(cases) if name.startswith("search_")
-             and (name.endswith("_visible") or name.endswith("_hidden"))}
+    tests = {
+        name: getattr(cases, name)
+        for name in dir(cases)
+        if name.startswith("search_") and (name.endswith("_visible") or name.endswith("_hidden"))
+    }
     print(f"{'test':24} {'calls':>5} {'reference':>10} {'plain':>8} {'unpruned':>10}")
     for test, make in sorted(tests.items()):
         calls = [step["args"] for step in make() if step.get("call") == "engine.search"]
@@ -105,8 +108,7 @@ def main() -> int:
                     if kind == "reference":
                         engine.search(board, side, depth, tables, *window)
                     else:
-                        plain_search(engine, tables, kind == "plain", deadline)(
-                            board, side, depth, *window)
+                        plain_search(engine, tables, kind == "plain", deadline)(board, side, depth, *window)
                 row.append(f"{time.perf_counter() - begin:.2f}")
             except OutOfTime:
                 row.append(f">{options.cap:.0f}")

@@ -29,8 +29,13 @@ def peak_memory_kb(depth: int) -> int:
     with tempfile.TemporaryDirectory() as folder:
         shutil.copy(ROOT / "reference" / "ultimate" / "engine.py", folder)
         shutil.copy(ROOT / "exercises" / "ultimate" / "console.py", folder)
-        subprocess.run([sys.executable, str(Path(folder) / "console.py")],
-                       input=f"{depth}\n1\n", text=True, capture_output=True, check=True)
+        subprocess.run(
+            [sys.executable, str(Path(folder) / "console.py")],
+            input=f"{depth}\n1\n",
+            text=True,
+            capture_output=True,
+            check=True,
+        )
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 
 
@@ -54,13 +59,17 @@ def main() -> int:
         times.append(time.perf_counter() - start)
         cpu.append(resource.getrusage(resource.RUSAGE_SELF).ru_utime - used)
     shown = (engine.eval_string(value, options.depth), ", ".join(map(engine.move_name, line)))
-    print(f"reference depth {options.depth}: best {min(times):.3f} s wall, "
-          f"{min(cpu):.3f} s cpu (of {options.repeat}); Eval: {shown[0]} PV: [{shown[1]}]")
+    print(
+        f"reference depth {options.depth}: best {min(times):.3f} s wall, "
+        f"{min(cpu):.3f} s cpu (of {options.repeat}); Eval: {shown[0]} PV: [{shown[1]}]"
+    )
     if not options.no_plain:
         start = time.perf_counter()
         plain = plain_search(engine, tables, True, float("inf"))(board, 0, options.depth)
-        print(f"plain depth {options.depth}: {time.perf_counter() - start:.3f} s wall; "
-              f"same result: {plain == (value, line)}")
+        print(
+            f"plain depth {options.depth}: {time.perf_counter() - start:.3f} s wall; "
+            f"same result: {plain == (value, line)}"
+        )
     peak = peak_memory_kb(options.depth)
     print(f"console, one move at depth {options.depth}: peak RSS {peak} KB")
     return 0

@@ -44,8 +44,9 @@ from grader.suite.load import LoadedSuite, load_suite  # noqa: E402
 
 TARGET_PERCENT = 5.0
 LOOPS_PER_CORE = 2
-BUSY_LOOP = ("import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n"
-             "    for _ in range(100_000): pass\n")
+BUSY_LOOP = (
+    "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    for _ in range(100_000): pass\n"
+)
 
 
 @contextmanager
@@ -54,8 +55,11 @@ def busy_loops() -> Iterator[int]:
     loops: list[subprocess.Popen[bytes]] = []
     try:
         for _ in range(LOOPS_PER_CORE * (os.cpu_count() or 1)):
-            loops.append(subprocess.Popen([sys.executable, "-c", BUSY_LOOP],
-                                          stdin=subprocess.DEVNULL, start_new_session=True))
+            loops.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", BUSY_LOOP], stdin=subprocess.DEVNULL, start_new_session=True
+                )
+            )
         time.sleep(1.0)  # let them reach full speed
         yield len(loops)
     finally:
@@ -68,8 +72,7 @@ def busy_loops() -> Iterator[int]:
 SAMPLES = [0]
 
 
-def _counting(sample: Callable[..., watchdog.KillReason | None]) \
-        -> Callable[..., watchdog.KillReason | None]:
+def _counting(sample: Callable[..., watchdog.KillReason | None]) -> Callable[..., watchdog.KillReason | None]:
     """The watchdog's sampling step, counted (to tell the per-sample cost from the fixed one)."""
 
     def counted(*args: object, **kwargs: object) -> watchdog.KillReason | None:
@@ -91,21 +94,25 @@ def submission(loaded: LoadedSuite, mutant: str | None) -> Iterator[Path]:
         return
     found = {m.name: m for m in mutants_of(loaded.exercise)}
     if mutant not in found:
-        sys.exit(f"{loaded.exercise.fixtures}: no mutant or solution {mutant} "
-                 f"(known: {', '.join(sorted(found))})")
+        sys.exit(
+            f"{loaded.exercise.fixtures}: no mutant or solution {mutant} (known: {', '.join(sorted(found))})"
+        )
     with applied(found[mutant], loaded.exercise.reference) as folder:
         yield folder
 
 
-def measure(label: str, exercise: str, names: list[str], runs: int, sandbox: str | None,
-            mutant: str | None) -> None:
+def measure(
+    label: str, exercise: str, names: list[str], runs: int, sandbox: str | None, mutant: str | None
+) -> None:
     loaded = load_suite(exercise)
     tests = select_tests(loaded, False, names)
     confinement = choose(sandbox, loaded.suite.sandbox, "bwrap")
     limits = resolve_limits(loaded, tests, confinement)
-    with submission(loaded, mutant) as folder, \
-            prepared_submission(loaded, folder) as (prepared, scratch), \
-            Grader(loaded, prepared, scratch, limits, confinement) as grader:
+    with (
+        submission(loaded, mutant) as folder,
+        prepared_submission(loaded, folder) as (prepared, scratch),
+        Grader(loaded, prepared, scratch, limits, confinement) as grader,
+    ):
         for test in tests:
             own, cpu, wall, shares, verdicts, samples = [], [], [], [], [], []
             for _ in range(runs):
@@ -122,11 +129,14 @@ def measure(label: str, exercise: str, names: list[str], runs: int, sandbox: str
                 verdicts.append(judgement.verdict.value)
                 samples.append(SAMPLES[0])
             median = statistics.median
-            print(f"{label}, {grader.sandbox}: {test.name}: grader {median(own) * 1000:.1f} ms CPU "
-                  f"for {median(cpu):.2f} s of test CPU ({median(wall):.2f} s wall, "
-                  f"{median(samples):.0f} samples): median share {median(shares):.2f} % (runs: "
-                  f"{', '.join(f'{share:.2f}' for share in shares)} %; verdicts "
-                  f"{' '.join(verdicts)}) (target < {TARGET_PERCENT:g} %); {load()}", flush=True)
+            print(
+                f"{label}, {grader.sandbox}: {test.name}: grader {median(own) * 1000:.1f} ms CPU "
+                f"for {median(cpu):.2f} s of test CPU ({median(wall):.2f} s wall, "
+                f"{median(samples):.0f} samples): median share {median(shares):.2f} % (runs: "
+                f"{', '.join(f'{share:.2f}' for share in shares)} %; verdicts "
+                f"{' '.join(verdicts)}) (target < {TARGET_PERCENT:g} %); {load()}",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -143,8 +153,14 @@ def main() -> None:
     what = args.mutant or "reference"
     measure(f"{what}, idle", args.exercise, args.tests, args.runs, args.sandbox, args.mutant)
     with busy_loops() as count:
-        measure(f"{what}, under {count} busy loops", args.exercise, args.tests, args.runs,
-                args.sandbox, args.mutant)
+        measure(
+            f"{what}, under {count} busy loops",
+            args.exercise,
+            args.tests,
+            args.runs,
+            args.sandbox,
+            args.mutant,
+        )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,10 @@ def measure(folder: Path, task: int, size: int, depth: int) -> tuple[float, floa
     started = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "main.py", "--size", str(size), "--depth", str(depth)],
-        cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        cwd=folder,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert child.stdin is not None and child.stdout is not None
     child.stdin.write(f"{task}\n")
@@ -65,9 +68,11 @@ def main() -> int:
             for run in range(args.runs):
                 cpu, wall, peak_mb, last = measure(folder, task, args.size, args.depth)
                 target = TARGETS.get(task, (0.0, 0))
-                print(f"task {task} size {args.size} depth {args.depth} run {run + 1}: "
-                      f"cpu {cpu:.2f} s, wall {wall:.2f} s, peak {peak_mb:.0f} MB "
-                      f"(target {target[0]:.0f} s, {target[1]} MB); {last}")
+                print(
+                    f"task {task} size {args.size} depth {args.depth} run {run + 1}: "
+                    f"cpu {cpu:.2f} s, wall {wall:.2f} s, peak {peak_mb:.0f} MB "
+                    f"(target {target[0]:.0f} s, {target[1]} MB); {last}"
+                )
     return 0
 
 

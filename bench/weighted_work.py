@@ -52,8 +52,12 @@ print(json.dumps(results))
 
 def work_searches() -> list[Search]:
     """Every (size, moves, depth) the efficiency tests search."""
-    return [(size, moves, depth) for size, positions in cases.WORK_POSITIONS.items()
-            for moves, depths in positions for depth in depths]
+    return [
+        (size, moves, depth)
+        for size, positions in cases.WORK_POSITIONS.items()
+        for moves, depths in positions
+        for depth in depths
+    ]
 
 
 def submission(folder: Path, mutant: Path | None, over: Path | None) -> None:
@@ -63,8 +67,19 @@ def submission(folder: Path, mutant: Path | None, over: Path | None) -> None:
             for path in source.glob("*.py"):
                 shutil.copy(path, folder / path.name)
     if mutant is not None:
-        subprocess.run(["patch", "--batch", "--silent", "--strip=1", "--directory", str(folder),
-                        "--input", str(mutant.resolve())], check=True)
+        subprocess.run(
+            [
+                "patch",
+                "--batch",
+                "--silent",
+                "--strip=1",
+                "--directory",
+                str(folder),
+                "--input",
+                str(mutant.resolve()),
+            ],
+            check=True,
+        )
 
 
 def measure(mutant: Path | None = None, over: Path | None = None) -> list[tuple[int, float]]:
@@ -72,8 +87,13 @@ def measure(mutant: Path | None = None, over: Path | None = None) -> list[tuple[
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         submission(folder, mutant, over)
-        run = subprocess.run([sys.executable, "-c", CHILD, json.dumps(work_searches())],
-                             cwd=folder, capture_output=True, text=True, check=True)
+        run = subprocess.run(
+            [sys.executable, "-c", CHILD, json.dumps(work_searches())],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     return [(int(count), float(cpu)) for count, cpu in json.loads(run.stdout)]
 
 
@@ -89,14 +109,20 @@ def main() -> int:
     columns += [(path.name, measure(over=path)) for path in args.over]
     for index, search in enumerate(searches):
         base = reference[index][0]
-        cells = [f"{name} {found[index][0]} ({found[index][0] / base:.2f}x, "
-                 f"{found[index][1]:.3f} s)" for name, found in columns]
+        cells = [
+            f"{name} {found[index][0]} ({found[index][0] / base:.2f}x, {found[index][1]:.3f} s)"
+            for name, found in columns
+        ]
         size, moves, depth = search
-        print(f"{size}x{size} {moves} depth {depth} (at most {allowance(base, cases.WORK_MARGIN)}): "
-              + "; ".join(cells))
+        print(
+            f"{size}x{size} {moves} depth {depth} (at most {allowance(base, cases.WORK_MARGIN)}): "
+            + "; ".join(cells)
+        )
     for name, found in columns:
-        print(f"{name}: {sum(count for count, _ in found)} positions, "
-              f"{sum(cpu for _, cpu in found):.2f} s CPU in all")
+        print(
+            f"{name}: {sum(count for count, _ in found)} positions, "
+            f"{sum(cpu for _, cpu in found):.2f} s CPU in all"
+        )
     return 0
 
 

@@ -20,34 +20,52 @@ from grader.diagnostics import Diagnostics, Refused
 from grader.errors import UsageError, UserError
 from grader.sandboxes import SANDBOX_CHOICES
 
-SANDBOX_HELP = ("how tests are confined: bwrap (bubblewrap hides the file system), container "
-                "(for hosts without namespaces: permissions hide it), process (the same per-test "
-                "boundary, the file system visible), auto (bwrap, else container, else process "
-                "for visible tests only)")
+SANDBOX_HELP = (
+    "how tests are confined: bwrap (bubblewrap hides the file system), container "
+    "(for hosts without namespaces: permissions hide it), process (the same per-test "
+    "boundary, the file system visible), auto (bwrap, else container, else process "
+    "for visible tests only)"
+)
 
 
 def _grading_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--public", action="store_true", help="only the visible tests")
-    command.add_argument("--sandbox", choices=SANDBOX_CHOICES, help=SANDBOX_HELP
-                         + " (default: $GRADER_SANDBOX, the suite's, bwrap)")
+    command.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)",
+    )
 
 
 def _batch_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("-j", "--jobs", type=int, default=None,
-                         help="submissions graded at once (default: all cores)")
+    command.add_argument(
+        "-j", "--jobs", type=int, default=None, help="submissions graded at once (default: all cores)"
+    )
     command.add_argument("--out", type=Path, help="where batch results go (default: ./out)")
-    command.add_argument("--resume", action="store_true",
-                         help="regrade only the submissions whose inputs changed since their last "
-                              "grading in --out")
-    command.add_argument("--roster", type=Path, metavar="FILE",
-                         help="CSV with a 'submission' column (folder or .zip name); its other "
-                              "columns go in front of grades.csv")
-    command.add_argument("--executor", choices=["local", "dask"],
-                         help="where a batch is graded: this machine's process pool (local, the "
-                              "default) or a Dask cluster (dask)")
-    command.add_argument("--scheduler", metavar="ADDRESS",
-                         help="with --executor dask: a running Dask scheduler (e.g. "
-                              "tcp://host:8786); default: a LocalCluster of -j workers here")
+    command.add_argument(
+        "--resume",
+        action="store_true",
+        help="regrade only the submissions whose inputs changed since their last grading in --out",
+    )
+    command.add_argument(
+        "--roster",
+        type=Path,
+        metavar="FILE",
+        help="CSV with a 'submission' column (folder or .zip name); its other "
+        "columns go in front of grades.csv",
+    )
+    command.add_argument(
+        "--executor",
+        choices=["local", "dask"],
+        help="where a batch is graded: this machine's process pool (local, the "
+        "default) or a Dask cluster (dask)",
+    )
+    command.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --executor dask: a running Dask scheduler (e.g. "
+        "tcp://host:8786); default: a LocalCluster of -j workers here",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,47 +77,62 @@ def build_parser() -> argparse.ArgumentParser:
     grade_cmd.add_argument("submission", type=Path, help="folder or .zip with the student's files")
     grade_cmd.add_argument("--results", type=Path, help="write Gradescope's results.json here")
     grade_cmd.add_argument("--junit", type=Path, help="write JUnit XML here")
-    grade_cmd.add_argument("--test", action="append", dest="tests", metavar="NAME",
-                           help="only this test (repeatable)")
+    grade_cmd.add_argument(
+        "--test", action="append", dest="tests", metavar="NAME", help="only this test (repeatable)"
+    )
     _grading_options(grade_cmd)
-    grade_cmd.add_argument("--batch", action="store_true",
-                           help="SUBMISSION is a folder of submissions: the same as `grader batch "
-                                "EXERCISE SUBMISSION` with the options below")
+    grade_cmd.add_argument(
+        "--batch",
+        action="store_true",
+        help="SUBMISSION is a folder of submissions: the same as `grader batch "
+        "EXERCISE SUBMISSION` with the options below",
+    )
     _batch_options(grade_cmd)
 
     batch_cmd = commands.add_parser("batch", help="grade every submission of a class folder")
     batch_cmd.add_argument("exercise", help="exercise name (e.g. bitgrid) or a suite file")
-    batch_cmd.add_argument("folder", type=Path, metavar="CLASS",
-                           help="folder of submissions (sub-folders or .zip files)")
+    batch_cmd.add_argument(
+        "folder", type=Path, metavar="CLASS", help="folder of submissions (sub-folders or .zip files)"
+    )
     _grading_options(batch_cmd)
     _batch_options(batch_cmd)
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
-    check_cmd.add_argument("--sandbox", choices=SANDBOX_CHOICES,
-                           help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, else "
-                                "process: your own code on your machine)")
+    check_cmd.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, else "
+        "process: your own code on your machine)",
+    )
 
     run_cmd = commands.add_parser("run", help="run a driver of an exercise interactively")
     run_cmd.add_argument("exercise")
     run_cmd.add_argument("driver")
-    run_cmd.add_argument("--submission", type=Path,
-                         help="folder or .zip with a student's files, run confined in bubblewrap "
-                              "(default: the reference; in a handout, your working copy "
-                              "exercises/EXERCISE, run as python would)")
-    run_cmd.add_argument("--unconfined", action="store_true",
-                         help="run the --submission with your own privileges, files and "
-                              "environment, outside the sandbox (only code you trust)")
+    run_cmd.add_argument(
+        "--submission",
+        type=Path,
+        help="folder or .zip with a student's files, run confined in bubblewrap "
+        "(default: the reference; in a handout, your working copy "
+        "exercises/EXERCISE, run as python would)",
+    )
+    run_cmd.add_argument(
+        "--unconfined",
+        action="store_true",
+        help="run the --submission with your own privileges, files and "
+        "environment, outside the sandbox (only code you trust)",
+    )
     run_cmd.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the driver")
 
-    statement_cmd = commands.add_parser("statement", help="the exercise's statement: its task, "
-                                        "question by question")
+    statement_cmd = commands.add_parser(
+        "statement", help="the exercise's statement: its task, question by question"
+    )
     statement_cmd.add_argument("exercise")
-    statement_cmd.add_argument("--html", action="store_true",
-                               help="print it as a sanitised HTML page instead")
+    statement_cmd.add_argument(
+        "--html", action="store_true", help="print it as a sanitised HTML page instead"
+    )
 
-    new_cmd = commands.add_parser("new", help="write a new exercise's skeleton, which verify "
-                                  "passes as it is")
+    new_cmd = commands.add_parser("new", help="write a new exercise's skeleton, which verify passes as it is")
     new_cmd.add_argument("exercise", help="its name, also its module's (e.g. connect_four)")
     new_cmd.add_argument("--title", help="its title (default: from the name)")
     commands.add_parser("list", help="the exercises, their drivers and points")
@@ -111,20 +144,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify_cmd = commands.add_parser("verify", help="check a suite: reference, stubs, mutants")
     verify_cmd.add_argument("exercise")
-    verify_cmd.add_argument("--sandbox", choices=SANDBOX_CHOICES,
-                            help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)")
+    verify_cmd.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)",
+    )
 
     gradebook_cmd = commands.add_parser("gradebook", help="what a batch's gradebook holds")
     gradebook_cmd.add_argument("out", type=Path, metavar="OUT", help="a batch's --out folder")
-    gradebook_cmd.add_argument("--changes", action="store_true",
-                               help="whose score changed between their last two gradings, and "
-                                    "which tests caused it")
-    gradebook_cmd.add_argument("--format", dest="lms", choices=["canvas", "moodle"],
-                               help="a CSV a learning management system imports as it is: each "
-                                    "student's latest score in one assignment column")
-    gradebook_cmd.add_argument("--assignment", metavar="NAME",
-                               help="with --format: the LMS's assignment column (default: the "
-                                    "exercise)")
+    gradebook_cmd.add_argument(
+        "--changes",
+        action="store_true",
+        help="whose score changed between their last two gradings, and which tests caused it",
+    )
+    gradebook_cmd.add_argument(
+        "--format",
+        dest="lms",
+        choices=["canvas", "moodle"],
+        help="a CSV a learning management system imports as it is: each "
+        "student's latest score in one assignment column",
+    )
+    gradebook_cmd.add_argument(
+        "--assignment",
+        metavar="NAME",
+        help="with --format: the LMS's assignment column (default: the exercise)",
+    )
 
     handout_cmd = commands.add_parser("handout", help="write what students receive into DIR")
     handout_cmd.add_argument("exercise")
@@ -144,8 +188,11 @@ def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("-w", "--workers", type=int, default=2, help="grading processes")
-    serve.add_argument("--sandbox", choices=SANDBOX_CHOICES,
-                       help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)")
+    serve.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)",
+    )
     serve.add_argument("--executor", choices=["local", "dask"], default="local")
     serve.add_argument("--scheduler", metavar="ADDRESS")
     tokens = commands.add_parser("tokens", help="print login,token lines for a course")
@@ -155,16 +202,40 @@ def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     submit.add_argument("url")
     submit.add_argument("assignment")
     submit.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    submit.add_argument("--token", help="default: $GRADER_TOKEN, the safe way: a command line "
-                        "(--token) is visible to other users of the machine (ps)")
+    submit.add_argument(
+        "--token",
+        help="default: $GRADER_TOKEN, the safe way: a command line "
+        "(--token) is visible to other users of the machine (ps)",
+    )
 
 
-COMMANDS = ("grade", "batch", "check", "statement", "run", "new", "list", "doctor", "record",
-            "verify",
-            "gradebook", "handout", "gradescope", "serve", "tokens", "submit")
+COMMANDS = (
+    "grade",
+    "batch",
+    "check",
+    "statement",
+    "run",
+    "new",
+    "list",
+    "doctor",
+    "record",
+    "verify",
+    "gradebook",
+    "handout",
+    "gradescope",
+    "serve",
+    "tokens",
+    "submit",
+)
 SINGLE_ONLY = {"results": "--results", "junit": "--junit", "tests": "--test"}
-BATCH_ONLY = {"jobs": "--jobs", "out": "--out", "roster": "--roster", "executor": "--executor",
-              "scheduler": "--scheduler", "resume": "--resume"}
+BATCH_ONLY = {
+    "jobs": "--jobs",
+    "out": "--out",
+    "roster": "--roster",
+    "executor": "--executor",
+    "scheduler": "--scheduler",
+    "resume": "--resume",
+}
 
 
 def command_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
@@ -180,8 +251,10 @@ def command_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     if options.pop("batch"):
         for key, flag in SINGLE_ONLY.items():
             if options.pop(key):
-                raise UsageError(f"{flag} does not go with --batch: a batch grades every test and "
-                                 f"writes results.json and junit.xml for every student under --out")
+                raise UsageError(
+                    f"{flag} does not go with --batch: a batch grades every test and "
+                    f"writes results.json and junit.xml for every student under --out"
+                )
         options["folder"] = options.pop("submission")
         return "batch", options
     for key, flag in BATCH_ONLY.items():
@@ -262,13 +335,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if stopped is not None:  # cleanup failed while the interrupt unwound: still the interrupt
             where = traceback.extract_tb(error.__traceback__)[-1:]
             at = f" at {where[0].filename}:{where[0].lineno}" if where else ""
-            print(f"{'terminated' if isinstance(stopped, Terminated) else 'interrupted'} (while "
-                  f"stopping, the grader's own {type(error).__name__}{at}: {error})",
-                  file=sys.stderr)
+            print(
+                f"{'terminated' if isinstance(stopped, Terminated) else 'interrupted'} (while "
+                f"stopping, the grader's own {type(error).__name__}{at}: {error})",
+                file=sys.stderr,
+            )
             return EXIT_TERMINATED if isinstance(stopped, Terminated) else EXIT_INTERRUPTED
         traceback.print_exc()
-        print(f"grader bug: the traceback above is the grader's fault, not the input's (exit "
-              f"{EXIT_GRADER_FAILED})", file=sys.stderr)
+        print(
+            f"grader bug: the traceback above is the grader's fault, not the input's (exit "
+            f"{EXIT_GRADER_FAILED})",
+            file=sys.stderr,
+        )
         return EXIT_GRADER_FAILED
 
 

@@ -56,8 +56,9 @@ class Exercise:
     def all(cls, root: Path | None = None) -> list[Exercise]:
         """Every exercise of the project: each folder of fixtures/ holding a suite.yaml."""
         root = root if root is not None else project_root()
-        return [cls.named(path.parent.name, root)
-                for path in sorted((root / "fixtures").glob(f"*/{SUITE_FILE}"))]
+        return [
+            cls.named(path.parent.name, root) for path in sorted((root / "fixtures").glob(f"*/{SUITE_FILE}"))
+        ]
 
     @property
     def stubs(self) -> Path:

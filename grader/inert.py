@@ -31,8 +31,7 @@ _INERT_TABLE: dict[int, str] = {
     ord("\r"): "\\r",
 }
 _NAME_TABLE: dict[int, str] = {**_INERT_TABLE, ord("\n"): "\\n", ord("\t"): "\\t"}
-_XML_TABLE: dict[int, str] = {**_INERT_TABLE,
-                              **dict.fromkeys(_XML_NONCHARACTERS, REPLACEMENT_CHARACTER)}
+_XML_TABLE: dict[int, str] = {**_INERT_TABLE, **dict.fromkeys(_XML_NONCHARACTERS, REPLACEMENT_CHARACTER)}
 
 
 def _pattern(codes: dict[int, str]) -> re.Pattern[str]:

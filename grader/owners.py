@@ -109,8 +109,11 @@ def sweep_scratch(*roots: Path) -> list[Path]:
     for root in dict.fromkeys(roots or (scratch_root(),)):
         with contextlib.suppress(OSError):
             for folder in root.iterdir():
-                if (left_by_the_dead(folder.name, SCRATCH_PREFIX) and folder.is_dir()
-                        and not folder.is_symlink()):
+                if (
+                    left_by_the_dead(folder.name, SCRATCH_PREFIX)
+                    and folder.is_dir()
+                    and not folder.is_symlink()
+                ):
                     shutil.rmtree(folder, ignore_errors=True)
                     removed.append(folder)
     return removed

@@ -17,7 +17,8 @@ from grader.exercise import Exercise, project_root
 from grader.judge.grade import GradeReport, grade
 from grader.report.reports import failure_text
 from grader.suite.load import LoadedSuite, load_suite
-from grader.suite.schema import SuiteError, TestSpec
+from grader.suite.model import SuiteError
+from grader.suite.schema import TestSpec
 
 
 class SuiteFailure(Exception):
@@ -59,15 +60,15 @@ class SuiteItem(pytest.Item):
         self.spec = spec
 
     def runtest(self) -> None:
-        report: GradeReport = grade(self.loaded, self.path, public_only=True,
-                                    names=[self.spec.name], default_sandbox="process")
+        report: GradeReport = grade(
+            self.loaded, self.path, public_only=True, names=[self.spec.name], default_sandbox="process"
+        )
         (result,) = report.results
         self.user_properties.append(("verdict", result.verdict.value))
         if not result.passed:
             raise SuiteFailure(failure_text(result))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, SuiteFailure):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))

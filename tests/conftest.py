@@ -32,15 +32,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 # The longest tests, which decide when a parallel run (`make test`: pytest-xdist, two workers
 # stealing work) ends; started first, they never begin last while the other worker idles.
-LONGEST_FIRST = ("test_suite_verifies[ultimate]", "test_suite_verifies[gametree]",
-                 "test_suite_verifies[weighted]", "test_suite_verifies[boardgame]")
+LONGEST_FIRST = (
+    "test_suite_verifies[ultimate]",
+    "test_suite_verifies[gametree]",
+    "test_suite_verifies[weighted]",
+    "test_suite_verifies[boardgame]",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the longest tests first, then the rest in their usual order."""
     rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.name, len(rank)))
-
 
 
 @pytest.fixture(autouse=True)
@@ -56,6 +59,7 @@ def same_working_folder(request: pytest.FixtureRequest) -> Iterator[None]:
     if moved:
         os.chdir(before)
         warnings.warn(f"{request.node.nodeid} left the working folder", stacklevel=1)
+
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
@@ -73,8 +77,15 @@ Build = Callable[..., GradeReport]
 def grade_toy(project: Path) -> Build:
     """Write a one-module exercise `toy`, record it from `reference`, grade `student` (under `sandbox`)."""
 
-    def build(suite: str, reference: str, student: str, given: dict[str, str] | None = None,
-              inputs: dict[str, str] | None = None, *, sandbox: str = "process") -> GradeReport:
+    def build(
+        suite: str,
+        reference: str,
+        student: str,
+        given: dict[str, str] | None = None,
+        inputs: dict[str, str] | None = None,
+        *,
+        sandbox: str = "process",
+    ) -> GradeReport:
         (project / "exercises" / "toy").mkdir(exist_ok=True)
         (project / "reference" / "toy").mkdir(exist_ok=True)
         (project / "fixtures" / "toy").mkdir(exist_ok=True)

@@ -27,8 +27,9 @@ def main() -> int:
         say(error=f"prctl(PR_SET_CHILD_SUBREAPER): errno {ctypes.get_errno()}")
         return 1
     with open(sys.argv[1], "wb") as log:
-        child = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                 start_new_session=True)
+        child = subprocess.Popen(
+            sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+        )
     say(pid=child.pid)
     while True:
         try:

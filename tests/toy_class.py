@@ -67,5 +67,18 @@ def add(folder: Path, student: str, code: str | None, as_zip: bool = False) -> P
 
 def grade_class(folder: Path, out: Path, *, resume: bool = False, roster: Path | None = None) -> int:
     """`grader batch toy FOLDER` as run from the command line: its exit status."""
-    return main(["batch", "toy", str(folder), "-j", "2", "--out", str(out), "--sandbox", "process",
-                 *(["--resume"] if resume else []), *(["--roster", str(roster)] if roster else [])])
+    return main(
+        [
+            "batch",
+            "toy",
+            str(folder),
+            "-j",
+            "2",
+            "--out",
+            str(out),
+            "--sandbox",
+            "process",
+            *(["--resume"] if resume else []),
+            *(["--roster", str(roster)] if roster else []),
+        ]
+    )

@@ -82,8 +82,4 @@ def equivalent(alpha: Value, beta: Value, first: Value, second: Value) -> bool:
     All values at or below `alpha` are alike (too bad to matter), all values at or above `beta`
     are alike (too good to be allowed), and a value strictly between them is only like itself.
     """
-    return (
-        (first <= alpha and second <= alpha)
-        or first == second
-        or (beta <= first and beta <= second)
-    )
+    return (first <= alpha and second <= alpha) or first == second or (beta <= first and beta <= second)

@@ -98,5 +98,5 @@ class Board:
     def __repr__(self) -> str:
         """Given: `Board(3, 3, 3, 4, ['ogg', 'bdg', 'ggg'])`, built from `config()`."""
         squares = self.config()
-        grid = [squares[row * self.cols:(row + 1) * self.cols] for row in range(self.rows)]
+        grid = [squares[row * self.cols : (row + 1) * self.cols] for row in range(self.rows)]
         return f"Board({self.rows}, {self.cols}, {self.k}, {self.max_levels}, {grid!r})"

@@ -44,8 +44,12 @@ class Move(NamedTuple):
 
 def empty_squares(board: Board) -> list[tuple[int, int]]:
     """The empty squares of `board`, row after row."""
-    return [(row, col) for row in range(board.rows) for col in range(board.cols)
-            if board.square_is_empty(row, col)]
+    return [
+        (row, col)
+        for row in range(board.rows)
+        for col in range(board.cols)
+        if board.square_is_empty(row, col)
+    ]
 
 
 def winning_square(board: Board, symbol: Symbol) -> tuple[int, int] | None:
@@ -59,8 +63,9 @@ def winning_square(board: Board, symbol: Symbol) -> tuple[int, int] | None:
     return None
 
 
-def computer_play(board: Board, configurations: Dictionary, symbol: Symbol,
-                  highest: Score, lowest: Score, level: int) -> Reply:
+def computer_play(
+    board: Board, configurations: Dictionary, symbol: Symbol, highest: Score, lowest: Score, level: int
+) -> Reply:
     """Score the moves of `symbol` on `board` at `level` of the game tree; return the best."""
     value = -1 if symbol == COMPUTER else 4  # worse than any real score for `symbol`
     best_row = best_col = best_level = -1
@@ -76,13 +81,11 @@ def computer_play(board: Board, configurations: Dictionary, symbol: Symbol,
                 if known is not None:
                     reply = Reply(known.score, row, col, known.level)
                 else:
-                    reply = computer_play(board, configurations, opponent(symbol),
-                                          highest, lowest, level + 1)
+                    reply = computer_play(board, configurations, opponent(symbol), highest, lowest, level + 1)
                     if board.repeated_config(configurations) is None:
                         board.insert_config(configurations, reply.score, reply.level)
             board.store_play(row, col, EMPTY)
-            if (symbol == COMPUTER and reply.score > value) or (
-                    symbol == HUMAN and reply.score < value):
+            if (symbol == COMPUTER and reply.score > value) or (symbol == HUMAN and reply.score < value):
                 best_row, best_col, value, best_level = row, col, reply.score, reply.level
                 if symbol == COMPUTER and value > highest:
                     highest = value

@@ -43,11 +43,19 @@ from symbols import (
 
 USAGE = "usage: play BOARD_FILE [--first computer|human]"
 SHOWN = {COMPUTER: "o", HUMAN: "b", BLOCKED: "#", EMPTY: "."}
-SCORE_NAMES = {HUMAN_WINS: "you win", UNDECIDED: "undecided", DRAW: "draw",
-               COMPUTER_WINS: "the computer wins"}
+SCORE_NAMES = {
+    HUMAN_WINS: "you win",
+    UNDECIDED: "undecided",
+    DRAW: "draw",
+    COMPUTER_WINS: "the computer wins",
+}
 OUTCOMES = {HUMAN_WINS: "You win.", DRAW: "It is a draw.", COMPUTER_WINS: "The computer wins."}
-NUMBER_LINES = ("number of rows", "number of columns", "number of tiles in a line to win (k)",
-                "deepest search level")
+NUMBER_LINES = (
+    "number of rows",
+    "number of columns",
+    "number of tiles in a line to win (k)",
+    "deepest search level",
+)
 
 
 class BoardFileError(Exception):
@@ -100,8 +108,11 @@ def parse_board(text: str) -> BoardSpec:
             raise BoardFileError(line, f"row {index} has {len(row)} squares, expected {cols}")
         for col, symbol in enumerate(row):
             if symbol not in (EMPTY, BLOCKED):
-                raise BoardFileError(line, f"unknown square {symbol!r} in column {col} "
-                                           f"(use {EMPTY} for empty, {BLOCKED} for blocked)")
+                raise BoardFileError(
+                    line,
+                    f"unknown square {symbol!r} in column {col} "
+                    f"(use {EMPTY} for empty, {BLOCKED} for blocked)",
+                )
     if len(grid) < rows:
         raise BoardFileError(len(lines) + 1, f"the file ends after {len(grid)} of {rows} rows")
     if len(grid) > rows:
@@ -114,10 +125,14 @@ def render(board: Board) -> str:
     squares = board.config()
     width = len(str(max(board.rows, board.cols) - 1))
     header = " " * (width + 1) + " ".join(f"{col:>{width}}" for col in range(board.cols))
-    body = [f"{row:>{width}} " + " ".join(
-        f"{SHOWN.get(symbol, symbol):>{width}}"
-        for symbol in squares[row * board.cols:(row + 1) * board.cols])
-        for row in range(board.rows)]
+    body = [
+        f"{row:>{width}} "
+        + " ".join(
+            f"{SHOWN.get(symbol, symbol):>{width}}"
+            for symbol in squares[row * board.cols : (row + 1) * board.cols]
+        )
+        for row in range(board.rows)
+    ]
     return "\n".join([header, *body])
 
 
@@ -129,8 +144,10 @@ def problem_with(board: Board, text: str) -> tuple[int, int] | str:
     except ValueError:
         return 'Type a row and a column, for example "1 2".'
     if not (0 <= row < board.rows and 0 <= col < board.cols):
-        return (f"({row}, {col}) is off the board: rows go from 0 to {board.rows - 1}, "
-                f"columns from 0 to {board.cols - 1}.")
+        return (
+            f"({row}, {col}) is off the board: rows go from 0 to {board.rows - 1}, "
+            f"columns from 0 to {board.cols - 1}."
+        )
     if board.config()[row * board.cols + col] == BLOCKED:
         return f"({row}, {col}) is blocked."
     if not board.square_is_empty(row, col):
@@ -198,7 +215,7 @@ def parse_args(argv: list[str]) -> tuple[str, Symbol] | None:
         if choice not in ("computer", "human"):
             return None
         first = COMPUTER if choice == "computer" else HUMAN
-        del rest[at:at + 2]
+        del rest[at : at + 2]
     if len(rest) != 1 or rest[0].startswith("-"):
         return None
     return rest[0], first
@@ -223,8 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: {name}, line {error.line}: {error.message}.")
         return 1
     board = Board(*spec)
-    print(f"{spec.rows}x{spec.cols} board, {spec.k} in a line to win, "
-          f"search depth {spec.max_levels}. You are b, the computer is o.")
+    print(
+        f"{spec.rows}x{spec.cols} board, {spec.k} in a line to win, "
+        f"search depth {spec.max_levels}. You are b, the computer is o."
+    )
     return play_game(board, first)
 
 

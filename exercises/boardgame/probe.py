@@ -33,8 +33,7 @@ def course_keys(count: int = COURSE_KEYS, seed: int = 2210) -> list[Config]:
 def collision_test() -> list[object]:
     """The course's test, 10000 keys in 9887 buckets: [fewer than 6000 collisions?, items]."""
     table = Dictionary(COURSE_TABLE_SIZE)
-    collisions = sum(table.put(Record(key, index % 4, index % 7))
-                     for index, key in enumerate(course_keys()))
+    collisions = sum(table.put(Record(key, index % 4, index % 7)) for index, key in enumerate(course_keys()))
     return [collisions < COURSE_MAX_COLLISIONS, table.num_items()]
 
 

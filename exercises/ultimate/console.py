@@ -65,9 +65,7 @@ def read_move(legal: list[engine.Move]) -> engine.Move | None:
             return move
 
 
-def engine_move(
-    board: engine.Board, side: engine.Side, depth: int, tables: engine.Tables
-) -> engine.Board:
+def engine_move(board: engine.Board, side: engine.Side, depth: int, tables: engine.Tables) -> engine.Board:
     """Search, report the engine's choice and return the board after it."""
     start = time.perf_counter()
     value, line = engine.search(board, side, depth, tables)

@@ -130,4 +130,3 @@ class Board:
             =============          =============
         """
         raise NotImplementedError
-

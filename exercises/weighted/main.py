@@ -75,9 +75,7 @@ def self_play(depth: int, alpha_beta: bool) -> None:
     tree = BoardTree(board)
     while True:
         if alpha_beta:
-            best = tree.get_optimal_move_alpha_beta(
-                depth, -constants.WIN_SCORE - 1, constants.WIN_SCORE + 1
-            )
+            best = tree.get_optimal_move_alpha_beta(depth, -constants.WIN_SCORE - 1, constants.WIN_SCORE + 1)
         else:
             best = tree.get_optimal_move(depth)
         print(f"Estimated best score: {best.score}")

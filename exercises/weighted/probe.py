@@ -66,9 +66,13 @@ def searches(tree: Any, depth: int, minimax: bool = False) -> int:
     def counted_lookup(table: Any, *args: Any, **kwargs: Any) -> Any:
         id = args[0] if args else kwargs.get("id")
         asked = args[1] if len(args) > 1 else kwargs.get("depth")
-        if (isinstance(id, int) and isinstance(asked, int) and asked >= 1
-                and not finished(id, constants.BOARD_SIZE)
-                and (not searched or searched[-1] != (id, asked))):
+        if (
+            isinstance(id, int)
+            and isinstance(asked, int)
+            and asked >= 1
+            and not finished(id, constants.BOARD_SIZE)
+            and (not searched or searched[-1] != (id, asked))
+        ):
             searched.append((id, asked))
         return lookup(table, *args, **kwargs)
 
@@ -77,8 +81,7 @@ def searches(tree: Any, depth: int, minimax: bool = False) -> int:
         if minimax:
             tree.get_optimal_move(depth)
         else:
-            tree.get_optimal_move_alpha_beta(depth, -constants.WIN_SCORE - 1,
-                                             constants.WIN_SCORE + 1)
+            tree.get_optimal_move_alpha_beta(depth, -constants.WIN_SCORE - 1, constants.WIN_SCORE + 1)
     finally:
         table_class.get_hashed_move = lookup
     return len(searched)

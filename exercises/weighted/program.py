@@ -173,9 +173,7 @@ def play(options: Options, numbers: Numbers) -> None:
 
     while True:
         x_to_move = board.cur_player == constants.Cell.X
-        computer_moves = options.mode == AUTO or (
-            options.mode == VERSUS and (human == 0) == x_to_move
-        )
+        computer_moves = options.mode == AUTO or (options.mode == VERSUS and (human == 0) == x_to_move)
         if computer_moves:
             move = search()
         else:

@@ -9,8 +9,9 @@ from grader.inert import inert_name
 from grader.run.submission import SubmissionError, open_archive, special_kind
 
 # Files a batch writes at the top of --out, beside one folder per student.
-RESERVED_NAMES = frozenset({"grades.csv", "summary.html", "gradebook.sqlite",
-                            "gradebook.sqlite-journal", "gradebook.sqlite-wal"})
+RESERVED_NAMES = frozenset(
+    {"grades.csv", "summary.html", "gradebook.sqlite", "gradebook.sqlite-journal", "gradebook.sqlite-wal"}
+)
 
 
 class BatchInputError(SubmissionError):
@@ -55,10 +56,13 @@ def discover(folder: Path, submit: list[str]) -> Discovery:
             if student in owners:
                 raise BatchInputError(
                     f"{folder}: '{inert_name(owners[student].name)}' and '{shown}' are both "
-                    f"submissions of '{student}'; keep one of them and grade again")
+                    f"submissions of '{student}'; keep one of them and grade again"
+                )
             if student in RESERVED_NAMES:
-                raise BatchInputError(f"{entry}: '{student}' is the name of a file the batch "
-                                      f"writes in --out; rename the submission")
+                raise BatchInputError(
+                    f"{entry}: '{student}' is the name of a file the batch "
+                    f"writes in --out; rename the submission"
+                )
             owners[student] = entry
         else:
             found.skipped.append(f"{shown}: not a folder or a .zip")
@@ -67,7 +71,8 @@ def discover(folder: Path, submit: list[str]) -> Discovery:
     if loose and not any(holds_submitted_file(path, submit) for path in owners.values()):
         raise BatchInputError(
             f"{folder}: holds {', '.join(loose)} itself, so it is one submission, not a class; "
-            f"grade it with `grader grade` (without --batch)")
+            f"grade it with `grader grade` (without --batch)"
+        )
     return found
 
 
@@ -87,7 +92,11 @@ def looks_like_a_class(folder: Path, submit: list[str]) -> bool:
     """A folder without the submitted files of its own but with sub-folders or zips holding them."""
     if not folder.is_dir() or any((folder / name).is_file() for name in submit):
         return False
-    holders = [entry for entry in folder.iterdir() if not entry.name.startswith(".")
-               and (entry.is_dir() or entry.suffix == ".zip")
-               and holds_submitted_file(entry, submit)]
+    holders = [
+        entry
+        for entry in folder.iterdir()
+        if not entry.name.startswith(".")
+        and (entry.is_dir() or entry.suffix == ".zip")
+        and holds_submitted_file(entry, submit)
+    ]
     return len(holders) >= 2

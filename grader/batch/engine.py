@@ -31,17 +31,22 @@ class Plan:
     kept: list[str] = field(default_factory=list)
 
 
-def plan(loaded: LoadedSuite, found: Discovery, book: Gradebook, out: Path,
-         resume: bool) -> Plan:
+def plan(loaded: LoadedSuite, found: Discovery, book: Gradebook, out: Path, resume: bool) -> Plan:
     """Identify every submission; with `resume`, keep those whose inputs did not change."""
     suite_fp = ids.suite_fingerprint(loaded)
     expected_fp = ids.expectations_fingerprint(loaded)
-    identities = {student: ids.identity_of(loaded, source, suite_fp, expected_fp)
-                  for student, source in found.submissions.items()}
+    identities = {
+        student: ids.identity_of(loaded, source, suite_fp, expected_fp)
+        for student, source in found.submissions.items()
+    }
     latest = book.latest(identities) if resume else {}
-    kept = [student for student, identity in identities.items()
-            if student in latest and latest[student].identity == identity.as_dict()
-            and results_path(out, student).is_file()]
+    kept = [
+        student
+        for student, identity in identities.items()
+        if student in latest
+        and latest[student].identity == identity.as_dict()
+        and results_path(out, student).is_file()
+    ]
     todo = [student for student in identities if student not in set(kept)]
     return Plan(submissions=found.submissions, identities=identities, todo=todo, kept=kept)
 
@@ -59,10 +64,18 @@ class BatchProgress:
 OnDone = Callable[[str, Attempt, BatchProgress], None]
 
 
-def grade_planned(loaded: LoadedSuite, batch: Plan, out: Path, book: Gradebook, jobs: int | None,
-                  public_only: bool = False, sandbox: str | None = None,
-                  on_done: OnDone | None = None, executor: ExecutorName = "local",
-                  scheduler: str | None = None) -> BatchProgress:
+def grade_planned(
+    loaded: LoadedSuite,
+    batch: Plan,
+    out: Path,
+    book: Gradebook,
+    jobs: int | None,
+    public_only: bool = False,
+    sandbox: str | None = None,
+    on_done: OnDone | None = None,
+    executor: ExecutorName = "local",
+    scheduler: str | None = None,
+) -> BatchProgress:
     """Grade `batch.todo` on `executor`, storing each result here as it ends; Ctrl-C stops
     within seconds."""
     progress = BatchProgress(total=len(batch.submissions), skipped=len(batch.kept))
@@ -84,15 +97,24 @@ def grade_planned(loaded: LoadedSuite, batch: Plan, out: Path, book: Gradebook, 
     return progress
 
 
-def grade_batch(loaded: LoadedSuite, folder: Path, out: Path, jobs: int | None, resume: bool,
-                public_only: bool = False, sandbox: str | None = None,
-                on_done: OnDone | None = None, executor: ExecutorName = "local",
-                scheduler: str | None = None) -> BatchProgress:
+def grade_batch(
+    loaded: LoadedSuite,
+    folder: Path,
+    out: Path,
+    jobs: int | None,
+    resume: bool,
+    public_only: bool = False,
+    sandbox: str | None = None,
+    on_done: OnDone | None = None,
+    executor: ExecutorName = "local",
+    scheduler: str | None = None,
+) -> BatchProgress:
     """Discover, plan and grade a class folder into `out` (no roster, no checks before)."""
     found = discover(folder, loaded.suite.submit)
     make_private(out)
     with Gradebook.of(out) as book:
         book.claim(loaded.name)
         batch = plan(loaded, found, book, out, resume)
-        return grade_planned(loaded, batch, out, book, jobs, public_only, sandbox, on_done,
-                             executor, scheduler)
+        return grade_planned(
+            loaded, batch, out, book, jobs, public_only, sandbox, on_done, executor, scheduler
+        )

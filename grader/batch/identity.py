@@ -87,8 +87,11 @@ def grader_version() -> str:
     except metadata.PackageNotFoundError:
         version = "unknown"
     source = Path(__file__).resolve().parent.parent
-    parts = [b for path in sorted(source.rglob("*.py"))
-             for b in (str(path.relative_to(source)).encode(), path.read_bytes())]
+    parts = [
+        b
+        for path in sorted(source.rglob("*.py"))
+        for b in (str(path.relative_to(source)).encode(), path.read_bytes())
+    ]
     return f"{version}+{_digest(parts)[:10]}"
 
 
@@ -103,6 +106,10 @@ def submission_hash(source: Path) -> str:
 
 
 def identity_of(loaded: LoadedSuite, source: Path, suite_fp: str, expected_fp: str) -> Identity:
-    return Identity(exercise=loaded.name, suite_fingerprint=suite_fp,
-                    expectations_fingerprint=expected_fp, submission_hash=submission_hash(source),
-                    grader_version=grader_version())
+    return Identity(
+        exercise=loaded.name,
+        suite_fingerprint=suite_fp,
+        expectations_fingerprint=expected_fp,
+        submission_hash=submission_hash(source),
+        grader_version=grader_version(),
+    )

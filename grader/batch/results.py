@@ -39,28 +39,36 @@ def results_path(out: Path, student: str) -> Path:
     return out / student / RESULTS_NAME
 
 
-def store(book: Gradebook, loaded: LoadedSuite, out: Path, student: str,
-          identity: ids.Identity, payload: Payload) -> Attempt:
+def store(
+    book: Gradebook, loaded: LoadedSuite, out: Path, student: str, identity: ids.Identity, payload: Payload
+) -> Attempt:
     """Keep one finished grading: its gradebook row, then results.json, junit.xml, feedback."""
     data = payload["results"]
     graded_at = datetime.now(UTC).isoformat(timespec="seconds")
-    data["extra_data"].update(student=student, status=payload["status"], graded_at=graded_at,
-                              **identity.as_dict())
-    attempt = attempt_from_results(student, identity.as_dict(), payload["status"], data,
-                                   graded_at)
+    data["extra_data"].update(
+        student=student, status=payload["status"], graded_at=graded_at, **identity.as_dict()
+    )
+    attempt = attempt_from_results(student, identity.as_dict(), payload["status"], data, graded_at)
     book.add(attempt)
     folder = out / student
     write_atomically(folder / JUNIT_NAME, payload["junit"])
     hidden = frozenset(t["name"] for t in data["tests"] if t.get("visibility") != "visible")
     write_atomically(folder / FEEDBACK_NAME, feedback_html(loaded.name, attempt, hidden))
-    write_atomically(folder / FEEDBACK_INSTRUCTOR_NAME,
-                     feedback_html(loaded.name, attempt, hidden, instructor=True))
+    write_atomically(
+        folder / FEEDBACK_INSTRUCTOR_NAME, feedback_html(loaded.name, attempt, hidden, instructor=True)
+    )
     write_atomically(results_path(out, student), json.dumps(data, indent=1) + "\n")
     return attempt
 
 
-def write_class_reports(loaded: LoadedSuite, out: Path, book: Gradebook, students: list[str],
-                        roster: Roster | None = None, public_only: bool = False) -> Summary:
+def write_class_reports(
+    loaded: LoadedSuite,
+    out: Path,
+    book: Gradebook,
+    students: list[str],
+    roster: Roster | None = None,
+    public_only: bool = False,
+) -> Summary:
     """grades.csv and summary.html from the gradebook: each student's latest attempt."""
     tests = select_tests(loaded, public_only)
     names = [test.name for test in tests]

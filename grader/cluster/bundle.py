@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from grader.atomic import make_private
 from grader.exercise import cache_folder, project_root
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import SuiteError
+from grader.suite.model import SuiteError
 
 SKIPPED_PARTS = frozenset({"__pycache__", "mutants", "solutions"})
 
@@ -66,16 +66,22 @@ def _tree(folder: Path, root: Path, fallback: str) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
-        if path.is_file() and not path.is_symlink() and not SKIPPED_PARTS & set(relative.parts) \
-                and path.suffix != ".pyc":
+        if (
+            path.is_file()
+            and not path.is_symlink()
+            and not SKIPPED_PARTS & set(relative.parts)
+            and path.suffix != ".pyc"
+        ):
             files[_relative(path, root, f"{fallback}/{relative.as_posix()}")] = path.read_bytes()
     return files
 
 
 def _needs_reference(loaded: LoadedSuite) -> bool:
     """Whether grading reads the reference: to time relative limits, or for reference helpers."""
-    return any(loaded.suite.limits.merged(test.limits).relative or test.reference_helpers
-               for test in loaded.suite.tests)
+    return any(
+        loaded.suite.limits.merged(test.limits).relative or test.reference_helpers
+        for test in loaded.suite.tests
+    )
 
 
 def bundle_files(loaded: LoadedSuite) -> tuple[str, dict[str, bytes]]:
@@ -88,8 +94,9 @@ def bundle_files(loaded: LoadedSuite) -> tuple[str, dict[str, bytes]]:
     files = {suite_name: loaded.path.read_bytes()}
     wanted = [(exercise.given_file(given), f"exercises/{name}/{given}") for given in suite.given]
     if _needs_reference(loaded):
-        wanted += [(exercise.reference / submitted, f"reference/{name}/{submitted}")
-                   for submitted in suite.submit]
+        wanted += [
+            (exercise.reference / submitted, f"reference/{name}/{submitted}") for submitted in suite.submit
+        ]
     for path, fallback in wanted:
         if not path.is_file():
             raise SuiteError(f"{path}: named by {loaded.path} and not there to bundle")
@@ -105,8 +112,11 @@ def build_bundle(loaded: LoadedSuite) -> ExerciseBundle:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         for name in sorted(files):
-            bundle.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), files[name],
-                            compress_type=zipfile.ZIP_DEFLATED)
+            bundle.writestr(
+                zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)),
+                files[name],
+                compress_type=zipfile.ZIP_DEFLATED,
+            )
     return ExerciseBundle(digest=content_digest(files), suite=suite_name, archive=buffer.getvalue())
 
 

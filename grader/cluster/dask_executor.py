@@ -33,8 +33,9 @@ def _distributed() -> Any:
     try:
         import distributed
     except ImportError as error:
-        raise ExecutorUnavailable("--executor dask needs Dask: pip install 'gametree-grader[dask]' "
-                                  "(dask[distributed])") from error
+        raise ExecutorUnavailable(
+            "--executor dask needs Dask: pip install 'gametree-grader[dask]' (dask[distributed])"
+        ) from error
     return distributed
 
 
@@ -65,8 +66,13 @@ class DaskExecutor:
                 workers = self.jobs if self.jobs is not None else default_jobs()
                 # One thread a worker: each task is one grading process, as in the local pool.
                 self.cluster = distributed.LocalCluster(
-                    n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                    dashboard_address=None, silence_logs=logging.ERROR, memory_limit=0)
+                    n_workers=max(1, workers),
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                    memory_limit=0,
+                )
                 self.client = distributed.Client(self.cluster)
         except (OSError, TimeoutError) as error:
             self._close()
@@ -74,8 +80,9 @@ class DaskExecutor:
             raise ExecutorUnavailable(f"--executor dask: cannot reach {where}: {error}") from error
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         if self.client is not None and self.running:
             self.client.cancel(list(self.running))
         self._close()
@@ -98,8 +105,13 @@ class DaskExecutor:
     def _launch(self, student: str, source: Path, attempt: int) -> Any:
         assert self.bundle is not None
         parcel = pack(source)
-        task = GradingTask(student=student, parcel=parcel, bundle=self.bundle,
-                           public_only=self.job.public_only, sandbox=self.job.sandbox)
+        task = GradingTask(
+            student=student,
+            parcel=parcel,
+            bundle=self.bundle,
+            public_only=self.job.public_only,
+            sandbox=self.job.sandbox,
+        )
         name = hashlib.sha256(student.encode()).hexdigest()[:16]
         key = f"grade-{name}-{parcel.digest[:12]}-{self.bundle.digest[:12]}-{attempt}"
         future = self.client.submit(run_task, task, key=key, retries=0)
@@ -139,8 +151,10 @@ class DaskExecutor:
         except Exception:
             return None
         if isinstance(error, self.distributed.KilledWorker):
-            return (f"grader error: the workers grading this submission died "
-                    f"{1 + self._allowed_failures()} times; it was not graded")
+            return (
+                f"grader error: the workers grading this submission died "
+                f"{1 + self._allowed_failures()} times; it was not graded"
+            )
         return f"grader error: {error}"
 
     def _allowed_failures(self) -> int:
@@ -148,8 +162,7 @@ class DaskExecutor:
 
         return int(dask.config.get("distributed.scheduler.allowed-failures"))
 
-    def _store(self, student: str, source: Path, outcome: Graded | str | None
-               ) -> dict[str, Any] | None:
+    def _store(self, student: str, source: Path, outcome: Graded | str | None) -> dict[str, Any] | None:
         """What grading produced for the student (once), or a JE that says why there is none."""
         from grader.cluster.grading import failed_report
 
@@ -159,6 +172,5 @@ class DaskExecutor:
         if isinstance(outcome, Graded):
             return outcome.payload
         message = outcome or "grader error: the cluster lost this submission's task"
-        report = failed_report(self.job.loaded, source, message, Verdict.JE,
-                               self.job.public_only)
+        report = failed_report(self.job.loaded, source, message, Verdict.JE, self.job.public_only)
         return {"results": results_json(report), "junit": junit_xml(report), "status": "JE"}

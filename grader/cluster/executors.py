@@ -27,16 +27,20 @@ class LocalExecutor:
 
         self.job = job
         before_pool()
-        self.pool = ProcessPoolExecutor(max_workers=max(1, jobs), initializer=pool_setup,
-                                        initargs=(owners.me(),),
-                                        mp_context=multiprocessing.get_context("forkserver"))
+        self.pool = ProcessPoolExecutor(
+            max_workers=max(1, jobs),
+            initializer=pool_setup,
+            initargs=(owners.me(),),
+            mp_context=multiprocessing.get_context("forkserver"),
+        )
         self.pending: dict[Future[Payload], str] = {}
 
     def __enter__(self) -> LocalExecutor:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         if kind is not None:  # interrupted: stop the running gradings now
             from grader.cluster.pool import stop_pool
 
@@ -48,8 +52,9 @@ class LocalExecutor:
         from grader.cluster.pool import grade_in_pool
 
         job = self.job
-        future = self.pool.submit(grade_in_pool, str(project_root()), str(job.loaded.path), source,
-                                  job.public_only, job.sandbox)
+        future = self.pool.submit(
+            grade_in_pool, str(project_root()), str(job.loaded.path), source, job.public_only, job.sandbox
+        )
         self.pending[future] = student
 
     def completed(self) -> Iterator[Finished]:
@@ -60,8 +65,7 @@ class LocalExecutor:
                 yield student, future.result()
 
 
-def open_executor(name: str, job: BatchJob, jobs: int | None, scheduler: str | None = None
-                  ) -> Executor:
+def open_executor(name: str, job: BatchJob, jobs: int | None, scheduler: str | None = None) -> Executor:
     """The executor called `name`: `jobs` local processes, or Dask (`scheduler`, else a
     LocalCluster of `jobs` workers)."""
     if name == "local":

@@ -69,8 +69,9 @@ def pool_setup(main: owners.Owner | None = None) -> None:
         _watch(main)
 
 
-def grade_in_pool(root: str, suite_path: str, source: Path, public_only: bool,
-                  sandbox: str | None) -> Payload:
+def grade_in_pool(
+    root: str, suite_path: str, source: Path, public_only: bool, sandbox: str | None
+) -> Payload:
     """`grade_one` in a pool process, which ends once the grading unwound after a SIGTERM."""
     try:
         if _stopping:

@@ -64,21 +64,33 @@ def run_task(task: GradingTask) -> Graded:
         work = Path(scratch)
         (work / "in").mkdir()
         source = parcels.unpack(task.parcel, work / "in")
-        request = {"root": str(root), "suite": str(root / task.bundle.suite),
-                   "source": str(source), "public_only": task.public_only,
-                   "sandbox": task.sandbox, "parent": os.getpid()}
-        done = subprocess.run([sys.executable, "-m", "grader.cluster.task"],
-                              input=json.dumps(request), capture_output=True, text=True,
-                              env={**os.environ, "GRADER_ROOT": str(root)}, check=False)
+        request = {
+            "root": str(root),
+            "suite": str(root / task.bundle.suite),
+            "source": str(source),
+            "public_only": task.public_only,
+            "sandbox": task.sandbox,
+            "parent": os.getpid(),
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "grader.cluster.task"],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            env={**os.environ, "GRADER_ROOT": str(root)},
+            check=False,
+        )
     if done.returncode != 0:
         tail = " | ".join(done.stderr.strip().splitlines()[-3:])
-        raise GradingFailed(f"grading {task.student} on {socket.gethostname()} exited with "
-                            f"code {done.returncode}: {tail}")
+        raise GradingFailed(
+            f"grading {task.student} on {socket.gethostname()} exited with code {done.returncode}: {tail}"
+        )
     try:
         payload = json.loads(done.stdout)
     except ValueError as error:
-        raise GradingFailed(f"grading {task.student} on {socket.gethostname()} sent back no "
-                            f"readable result") from error
+        raise GradingFailed(
+            f"grading {task.student} on {socket.gethostname()} sent back no readable result"
+        ) from error
     return Graded(student=task.student, payload=payload, host=socket.gethostname())
 
 
@@ -99,8 +111,13 @@ def main() -> int:
     _die_with_parent(int(request["parent"]))
     from grader.cluster.grading import grade_one
 
-    payload = grade_one(request["root"], request["suite"], Path(request["source"]),
-                        bool(request["public_only"]), request["sandbox"])
+    payload = grade_one(
+        request["root"],
+        request["suite"],
+        Path(request["source"]),
+        bool(request["public_only"]),
+        request["sandbox"],
+    )
     sys.stdout.write(json.dumps(payload))
     return 0
 

@@ -31,10 +31,20 @@ from grader.sandboxes import SandboxChoice, asked
 from grader.suite.load import LoadedSuite, load_suite
 
 
-def main(*, exercise: str, folder: Path, jobs: int | None = None, out: Path | None = None,
-         public: bool = False, sandbox: SandboxChoice | None = None, resume: bool = False,
-         roster: Path | None = None, executor: ExecutorName | None = None,
-         scheduler: str | None = None, console: Console | None = None) -> int:
+def main(
+    *,
+    exercise: str,
+    folder: Path,
+    jobs: int | None = None,
+    out: Path | None = None,
+    public: bool = False,
+    sandbox: SandboxChoice | None = None,
+    resume: bool = False,
+    roster: Path | None = None,
+    executor: ExecutorName | None = None,
+    scheduler: str | None = None,
+    console: Console | None = None,
+) -> int:
     """Grade every submission (sub-folder or .zip) of `folder` into `out` (default ./out).
 
     Before anyone is graded: the suite, given files, input fixtures, fresh expectations, the roster
@@ -48,8 +58,9 @@ def main(*, exercise: str, folder: Path, jobs: int | None = None, out: Path | No
     if scheduler is not None and (executor or "local") != "dask":
         raise UsageError("--scheduler only goes with --executor dask")
     if scheduler is not None and jobs is not None:
-        raise UsageError("-j sizes this machine's pool or LocalCluster; with --scheduler the "
-                         "cluster's workers decide")
+        raise UsageError(
+            "-j sizes this machine's pool or LocalCluster; with --scheduler the cluster's workers decide"
+        )
     if jobs is not None and jobs < 1:
         raise UsageError("-j needs at least 1")
     loaded = load_suite(exercise)
@@ -61,15 +72,30 @@ def main(*, exercise: str, folder: Path, jobs: int | None = None, out: Path | No
     assert found is not None and book is not None
     problems.print()
     with book:
-        return _grade_class(loaded, console, found, read, book, out,
-                            jobs if jobs is not None else default_jobs(), resume=resume,
-                            public=public, sandbox=sandbox, executor=executor or "local",
-                            scheduler=scheduler)
+        return _grade_class(
+            loaded,
+            console,
+            found,
+            read,
+            book,
+            out,
+            jobs if jobs is not None else default_jobs(),
+            resume=resume,
+            public=public,
+            sandbox=sandbox,
+            executor=executor or "local",
+            scheduler=scheduler,
+        )
 
 
-def _preflight(loaded: LoadedSuite, folder: Path, out: Path, roster_file: Path | None,
-               public: bool, sandbox: SandboxChoice | None = None
-               ) -> tuple[Discovery | None, Roster | None, Gradebook | None, Diagnostics]:
+def _preflight(
+    loaded: LoadedSuite,
+    folder: Path,
+    out: Path,
+    roster_file: Path | None,
+    public: bool,
+    sandbox: SandboxChoice | None = None,
+) -> tuple[Discovery | None, Roster | None, Gradebook | None, Diagnostics]:
     """Everything that could stop the batch, found before anyone is graded."""
     problems = Diagnostics()
     found: Discovery | None = None
@@ -104,13 +130,16 @@ def _preflight(loaded: LoadedSuite, folder: Path, out: Path, roster_file: Path |
     if roster is not None:
         strangers = sorted(set(found.submissions) - set(roster.rows))
         if strangers:
-            problems.warning(f"not in the roster {roster_file}: {', '.join(strangers)} (graded, "
-                             f"listed after the roster's students)")
+            problems.warning(
+                f"not in the roster {roster_file}: {', '.join(strangers)} (graded, "
+                f"listed after the roster's students)"
+            )
     return found, roster, book, problems
 
 
-def _closed_to_tests(loaded: LoadedSuite, folder: Path, out: Path, public: bool,
-                     sandbox: SandboxChoice | None) -> Diagnostics:
+def _closed_to_tests(
+    loaded: LoadedSuite, folder: Path, out: Path, public: bool, sandbox: SandboxChoice | None
+) -> Diagnostics:
     """At the container level only permissions keep the tests' uids (which read the host's
     process list, naming both) out of the class folder and an existing --out: either one that
     others could enter is an error. What the grader makes itself is closed (`grader.atomic`)."""
@@ -122,44 +151,89 @@ def _closed_to_tests(loaded: LoadedSuite, folder: Path, out: Path, public: bool,
         return problems  # grading says why, for every student
     if level == "container":
         for path in enterable([folder, out]):
-            problems.error(f"the container sandbox hides files by permissions, and the tests' "
-                           f"unprivileged uids could enter this folder: close it to others "
-                           f"(chmod o-rwx {path}), or grade with --sandbox bwrap", file=path)
+            problems.error(
+                f"the container sandbox hides files by permissions, and the tests' "
+                f"unprivileged uids could enter this folder: close it to others "
+                f"(chmod o-rwx {path}), or grade with --sandbox bwrap",
+                file=path,
+            )
     return problems
 
 
-def _grade_class(loaded: LoadedSuite, console: Console, found: Discovery, roster: Roster | None,
-                 book: Gradebook, out: Path, jobs: int, *, resume: bool, public: bool,
-                 sandbox: SandboxChoice | None, executor: ExecutorName,
-                 scheduler: str | None) -> int:
+def _grade_class(
+    loaded: LoadedSuite,
+    console: Console,
+    found: Discovery,
+    roster: Roster | None,
+    book: Gradebook,
+    out: Path,
+    jobs: int,
+    *,
+    resume: bool,
+    public: bool,
+    sandbox: SandboxChoice | None,
+    executor: ExecutorName,
+    scheduler: str | None,
+) -> int:
     planned = plan(loaded, found, book, out, resume)
     if resume:
-        console.print(f"resume: regrading {len(planned.todo)} of {len(planned.identities)} "
-                      f"submission(s), new or changed since their last grading (submission, "
-                      f"suite, expectations or grader); keeping {len(planned.kept)}")
+        console.print(
+            f"resume: regrading {len(planned.todo)} of {len(planned.identities)} "
+            f"submission(s), new or changed since their last grading (submission, "
+            f"suite, expectations or grader); keeping {len(planned.kept)}"
+        )
     # The sandbox asked for here (flag, else $GRADER_SANDBOX), so remote workers grade the same.
     chosen = asked(sandbox)
-    progress = _run_with_bar(loaded, console, planned, book, out, jobs, public=public,
-                             sandbox=chosen, executor=executor, scheduler=scheduler)
+    progress = _run_with_bar(
+        loaded,
+        console,
+        planned,
+        book,
+        out,
+        jobs,
+        public=public,
+        sandbox=chosen,
+        executor=executor,
+        scheduler=scheduler,
+    )
     summary = write_class_reports(loaded, out, book, list(found.submissions), roster, public)
     print_summary(summary, console)
     grades = out / GRADES_NAME
     kept = f", kept {progress.skipped} unchanged" if progress.skipped else ""
-    console.print(Text(f"graded {progress.done - progress.skipped} submission(s){kept}; wrote "
-                       f"{grades}, {out / 'summary.html'}, {out / 'gradebook.sqlite'} and "
-                       f"results.json, junit.xml and feedback.html per student"))
+    console.print(
+        Text(
+            f"graded {progress.done - progress.skipped} submission(s){kept}; wrote "
+            f"{grades}, {out / 'summary.html'}, {out / 'gradebook.sqlite'} and "
+            f"results.json, junit.xml and feedback.html per student"
+        )
+    )
     if progress.judge_errors:
-        console.print(Text(f"grader error (JE) for {len(progress.judge_errors)} submission(s): "
-                           f"{', '.join(sorted(progress.judge_errors))}; see their results.json, "
-                           f"fix the cause and grade again with --resume (exit "
-                           f"{EXIT_GRADER_FAILED})"), style="red")
+        console.print(
+            Text(
+                f"grader error (JE) for {len(progress.judge_errors)} submission(s): "
+                f"{', '.join(sorted(progress.judge_errors))}; see their results.json, "
+                f"fix the cause and grade again with --resume (exit "
+                f"{EXIT_GRADER_FAILED})"
+            ),
+            style="red",
+        )
         return EXIT_GRADER_FAILED
     return EXIT_OK
 
 
-def _run_with_bar(loaded: LoadedSuite, console: Console, planned: Plan, book: Gradebook,
-                  out: Path, jobs: int, *, public: bool, sandbox: str | None,
-                  executor: ExecutorName, scheduler: str | None) -> BatchProgress:
+def _run_with_bar(
+    loaded: LoadedSuite,
+    console: Console,
+    planned: Plan,
+    book: Gradebook,
+    out: Path,
+    jobs: int,
+    *,
+    public: bool,
+    sandbox: str | None,
+    executor: ExecutorName,
+    scheduler: str | None,
+) -> BatchProgress:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -169,28 +243,53 @@ def _run_with_bar(loaded: LoadedSuite, console: Console, planned: Plan, book: Gr
         TimeRemainingColumn,
     )
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[rate]:.1f}/min"), TimeElapsedColumn(), TextColumn("ETA"),
-               TimeRemainingColumn(), TextColumn("[red]{task.fields[failures]} not full marks"))
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.1f}/min"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("[red]{task.fields[failures]} not full marks"),
+    )
     started = time.monotonic()
     total = len(planned.submissions)
     with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task(f"grading {inert_text(loaded.name)}", total=total,
-                            completed=len(planned.kept), rate=0.0, failures=0)
+        task = bar.add_task(
+            f"grading {inert_text(loaded.name)}",
+            total=total,
+            completed=len(planned.kept),
+            rate=0.0,
+            failures=0,
+        )
 
         def on_done(student: str, attempt: object, progress: BatchProgress) -> None:
             minutes = max(time.monotonic() - started, 1e-6) / 60
-            bar.update(task, completed=progress.done,
-                       rate=(progress.done - progress.skipped) / minutes,
-                       failures=progress.failures)
+            bar.update(
+                task,
+                completed=progress.done,
+                rate=(progress.done - progress.skipped) / minutes,
+                failures=progress.failures,
+            )
 
         try:
-            return grade_planned(loaded, planned, out, book, jobs, public_only=public,
-                                 sandbox=sandbox, on_done=on_done, executor=executor,
-                                 scheduler=scheduler)
+            return grade_planned(
+                loaded,
+                planned,
+                out,
+                book,
+                jobs,
+                public_only=public,
+                sandbox=sandbox,
+                on_done=on_done,
+                executor=executor,
+                scheduler=scheduler,
+            )
         except KeyboardInterrupt:
             bar.stop()
             finished = len(collect(out))
-            console.print(f"interrupted: {finished} result(s) kept in {out}; grade again with "
-                          f"--resume to finish")
+            console.print(
+                f"interrupted: {finished} result(s) kept in {out}; grade again with --resume to finish"
+            )
             raise

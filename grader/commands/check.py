@@ -12,8 +12,7 @@ from grader.sandboxes import SandboxChoice
 from grader.suite.load import load_suite
 
 
-def main(*, exercise: str, sandbox: SandboxChoice | None = None,
-         console: Console | None = None) -> int:
+def main(*, exercise: str, sandbox: SandboxChoice | None = None, console: Console | None = None) -> int:
     """Grade the working copy `exercises/EXERCISE` with the visible tests (the student's command).
 
     `sandbox` defaults to $GRADER_SANDBOX, the suite's, else process limits only (the student's
@@ -21,7 +20,8 @@ def main(*, exercise: str, sandbox: SandboxChoice | None = None,
     """
     loaded = load_suite(exercise)
     preflight(loaded, select_tests(loaded, public_only=True)).stop_on_errors("nothing graded")
-    report = grade(loaded, loaded.exercise.stubs, public_only=True, sandbox=sandbox,
-                   default_sandbox="process")
+    report = grade(
+        loaded, loaded.exercise.stubs, public_only=True, sandbox=sandbox, default_sandbox="process"
+    )
     print_report(report, stdout_console(console))
     return judge_error_status(report)

@@ -16,9 +16,17 @@ from grader.sandboxes import SandboxChoice
 from grader.suite.load import load_suite
 
 
-def main(*, exercise: str, submission: Path, results: Path | None = None,
-         junit: Path | None = None, public: bool = False, tests: list[str] | None = None,
-         sandbox: SandboxChoice | None = None, console: Console | None = None) -> int:
+def main(
+    *,
+    exercise: str,
+    submission: Path,
+    results: Path | None = None,
+    junit: Path | None = None,
+    public: bool = False,
+    tests: list[str] | None = None,
+    sandbox: SandboxChoice | None = None,
+    console: Console | None = None,
+) -> int:
     """Grade one submission (a folder or a .zip) and print its report.
 
     `exercise` is a name (`bitgrid`) or a suite file; `results` and `junit` also write Gradescope's
@@ -30,9 +38,11 @@ def main(*, exercise: str, submission: Path, results: Path | None = None,
     console = stdout_console(console)
     loaded = load_suite(exercise)
     if looks_like_a_class(submission, loaded.suite.submit):
-        raise UsageError(f"{submission}: holds several submissions (folders or .zip files with "
-                        f"{', '.join(loaded.suite.submit)}), not one; to grade them all, use "
-                        f"`grader batch`")
+        raise UsageError(
+            f"{submission}: holds several submissions (folders or .zip files with "
+            f"{', '.join(loaded.suite.submit)}), not one; to grade them all, use "
+            f"`grader batch`"
+        )
     chosen = select_tests(loaded, public, tests)
     preflight(loaded, chosen).stop_on_errors("nothing graded")
     report = grade(loaded, submission, public_only=public, names=tests, sandbox=sandbox)

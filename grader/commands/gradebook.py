@@ -17,8 +17,14 @@ from grader.report.gradebook import changes as score_changes
 from grader.report.grades import LmsGrade, lms_csv
 
 
-def main(*, out: Path, changes: bool = False, lms: str | None = None,
-         assignment: str | None = None, console: Console | None = None) -> int:
+def main(
+    *,
+    out: Path,
+    changes: bool = False,
+    lms: str | None = None,
+    assignment: str | None = None,
+    console: Console | None = None,
+) -> int:
     """The latest attempt of every student in `out`'s gradebook (a batch's --out folder); with
     `changes`, whose score changed between their last two gradings and which tests caused it;
     with `lms` (canvas, moodle), those scores as a CSV that system imports as it is, under the
@@ -32,15 +38,18 @@ def main(*, out: Path, changes: bool = False, lms: str | None = None,
         raise UsageError("--assignment: an empty name")
     path = out / GRADEBOOK_NAME
     if not path.is_file():
-        raise GradebookError(f"{path}: no gradebook here; `grader batch EXERCISE CLASS --out "
-                             f"{out}` writes one")
+        raise GradebookError(
+            f"{path}: no gradebook here; `grader batch EXERCISE CLASS --out {out}` writes one"
+        )
     with Gradebook(path) as book:
         exercise = inert_text(book.exercise() or "?")
         if lms is not None:
             latest = book.latest()
             max_score = max((attempt.max_score for attempt in latest.values()), default=0.0)
-            grades = [LmsGrade(login=student, name="", email="", score=attempt.score)
-                      for student, attempt in latest.items()]
+            grades = [
+                LmsGrade(login=student, name="", email="", score=attempt.score)
+                for student, attempt in latest.items()
+            ]
             console.file.write(lms_csv(lms, assignment or exercise, max_score, grades))
             console.file.flush()
             return EXIT_OK
@@ -49,14 +58,24 @@ def main(*, out: Path, changes: bool = False, lms: str | None = None,
             for line in lines:
                 console.print(Text(inert_text(line)))
             if not lines:
-                console.print(f"{exercise}: no score changed between any student's last two "
-                              f"gradings")
+                console.print(f"{exercise}: no score changed between any student's last two gradings")
             return EXIT_OK
-        table = Table("student", "status", "score", "attempts", "graded at",
-                      title=f"{exercise}: {path}", title_justify="left")
+        table = Table(
+            "student",
+            "status",
+            "score",
+            "attempts",
+            "graded at",
+            title=f"{exercise}: {path}",
+            title_justify="left",
+        )
         for student, attempt in book.latest().items():
-            table.add_row(Text(inert_text(student)), attempt.status,
-                          f"{attempt.score:g}/{attempt.max_score:g}",
-                          str(book.attempt_count(student)), attempt.graded_at)
+            table.add_row(
+                Text(inert_text(student)),
+                attempt.status,
+                f"{attempt.score:g}/{attempt.max_score:g}",
+                str(book.attempt_count(student)),
+                attempt.graded_at,
+            )
         console.print(table)
     return EXIT_OK

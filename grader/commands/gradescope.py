@@ -158,8 +158,7 @@ def autograder_files(loaded: LoadedSuite) -> dict[str, tuple[bytes, int]]:
     files = {name: (data, 0o644) for name, data in {**exercise, **grader_sources()}.items()}
     files["requirements.txt"] = ("\n".join(requirements()) + "\n").encode(), 0o644
     files["setup.sh"] = SETUP_SH.replace("{exercise}", shlex.quote(loaded.name)).encode(), 0o755
-    files["run_autograder"] = RUN_AUTOGRADER.replace("{suite}", shlex.quote(suite_name)).encode(), \
-        0o755
+    files["run_autograder"] = RUN_AUTOGRADER.replace("{suite}", shlex.quote(suite_name)).encode(), 0o755
     return files
 
 
@@ -191,6 +190,9 @@ def main(*, exercise: str, zip: Path, console: Console | None = None) -> int:
     loaded = load_suite(exercise)
     preflight(loaded, loaded.suite.tests).stop_on_errors("nothing written")
     names = write_autograder(loaded, zip)
-    stdout_console(console).print(f"wrote {zip}: {len(names)} file(s), setup.sh and run_autograder at the "
-                  f"top; upload it as the Gradescope autograder of {loaded.name}", highlight=False)
+    stdout_console(console).print(
+        f"wrote {zip}: {len(names)} file(s), setup.sh and run_autograder at the "
+        f"top; upload it as the Gradescope autograder of {loaded.name}",
+        highlight=False,
+    )
     return EXIT_OK

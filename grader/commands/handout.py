@@ -20,8 +20,9 @@ from grader.report.statement import read_statement, statement_file, statement_pa
 from grader.run.sandbox import for_reference
 from grader.suite import expectations
 from grader.suite.cases import visible_cases
+from grader.suite.limits import LimitSpec
 from grader.suite.load import LoadedSuite, load_suite
-from grader.suite.schema import LimitSpec, TestSpec
+from grader.suite.schema import TestSpec
 
 STUDENT_README = """\
 # {title}
@@ -45,16 +46,22 @@ Then, from this folder:
 The final grading also runs hidden tests, under the same limits.
 """
 
-REQUIREMENTS = ("psutil>=5.9\npyseccomp>=0.1.2\npyyaml>=6.0\npydantic>=2.5\nrich>=13.0\n"
-                "markdown-it-py>=3.0\nnh3>=0.2.14\npytest>=8.0\n")
+REQUIREMENTS = (
+    "psutil>=5.9\npyseccomp>=0.1.2\npyyaml>=6.0\npydantic>=2.5\nrich>=13.0\n"
+    "markdown-it-py>=3.0\nnh3>=0.2.14\npytest>=8.0\n"
+)
 STATEMENT_PAGE = "statement.html"
-STATEMENT_NOTE = ("The task, question by question: `exercises/{name}/README.md`, also as the page "
-                  f"`{STATEMENT_PAGE}`.\n\n")
+STATEMENT_NOTE = (
+    "The task, question by question: `exercises/{name}/README.md`, also as the page "
+    f"`{STATEMENT_PAGE}`.\n\n"
+)
 
 
 CASES_FILE = "visible_cases.json"
-CHECKED_HERE = ("(Graded by a checker that accepts every right answer; this copy accepts only "
-                "the reference's answer, so it may fail a right answer that grading accepts.)")
+CHECKED_HERE = (
+    "(Graded by a checker that accepts every right answer; this copy accepts only "
+    "the reference's answer, so it may fail a right answer that grading accepts.)"
+)
 
 
 def _visible_test(test: TestSpec, visible: set[str]) -> dict[str, Any]:
@@ -107,8 +114,9 @@ def visible_suite(loaded: LoadedSuite, generated: dict[str, list[Any]]) -> dict[
 
 
 def _copy_tree(source: Path, destination: Path) -> None:
-    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-                    dirs_exist_ok=True)
+    shutil.copytree(
+        source, destination, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True
+    )
 
 
 def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
@@ -127,12 +135,19 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
     fixtures = handout.fixtures
     handout.expected.mkdir(parents=True)
     generated: dict[str, list[Any]] = {}
-    handout.suite.write_text(f"# The visible tests of {name}; the final grading adds hidden ones.\n"
-                             + yaml.safe_dump(visible_suite(loaded, generated), sort_keys=False))
+    handout.suite.write_text(
+        f"# The visible tests of {name}; the final grading adds hidden ones.\n"
+        + yaml.safe_dump(visible_suite(loaded, generated), sort_keys=False)
+    )
     if generated:
         handout.input_file(CASES_FILE).write_text(
-            "{\n" + ",\n".join(f"{json.dumps(test)}: {json.dumps(cases, separators=(',', ':'))}"
-                                for test, cases in generated.items()) + "\n}\n")
+            "{\n"
+            + ",\n".join(
+                f"{json.dumps(test)}: {json.dumps(cases, separators=(',', ':'))}"
+                for test, cases in generated.items()
+            )
+            + "\n}\n"
+        )
     for test in suite.tests:
         if test.visibility != "visible":
             continue
@@ -143,30 +158,42 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
         recorded = expectations.call_file(loaded, test)
         if not recorded.is_file():
             raise expectations.MissingExpectation(
-                f"{recorded}: not recorded; run `grader record {name}` first")
+                f"{recorded}: not recorded; run `grader record {name}` first"
+            )
         shutil.copyfile(recorded, handout.expected_file(test.name))
         if test.transcript is not None:
-            shutil.copyfile(loaded.fixtures / test.transcript.expected,
-                            fixtures / test.transcript.expected)
-    drivers = "".join(f"- `.venv/bin/python -m grader run {name} {driver}`: "
-                      f"run the given program `{driver}.py` with your code;\n"
-                      for driver in loaded.runnable_drivers)
+            shutil.copyfile(loaded.fixtures / test.transcript.expected, fixtures / test.transcript.expected)
+    drivers = "".join(
+        f"- `.venv/bin/python -m grader run {name} {driver}`: "
+        f"run the given program `{driver}.py` with your code;\n"
+        for driver in loaded.runnable_drivers
+    )
     statement = ""
     if statement_file(loaded.exercise).is_file():
-        (destination / STATEMENT_PAGE).write_text(statement_page(
-            suite.title or name, read_statement(loaded.exercise)), encoding="utf-8")
+        (destination / STATEMENT_PAGE).write_text(
+            statement_page(suite.title or name, read_statement(loaded.exercise)), encoding="utf-8"
+        )
         statement = STATEMENT_NOTE.format(name=name)
-    (destination / "README.md").write_text(STUDENT_README.format(
-        title=suite.title or name, name=name, submit=", ".join(suite.submit),
-        given=", ".join(suite.given) or "none", drivers=drivers, statement=statement))
+    (destination / "README.md").write_text(
+        STUDENT_README.format(
+            title=suite.title or name,
+            name=name,
+            submit=", ".join(suite.submit),
+            given=", ".join(suite.given) or "none",
+            drivers=drivers,
+            statement=statement,
+        )
+    )
     (destination / "requirements.txt").write_text(REQUIREMENTS)
     (destination / "conftest.py").write_text(
         '"""Lets `pytest exercises/NAME` run the visible tests of the suite."""\n\n'
-        "from grader.pytest_plugin import pytest_collect_directory  # noqa: F401\n")
+        "from grader.pytest_plugin import pytest_collect_directory  # noqa: F401\n"
+    )
     (destination / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
     manifest = sorted(p for p in destination.rglob("*") if p.is_file())
-    (destination / "MANIFEST.json").write_text(json.dumps(
-        [str(p.relative_to(destination)) for p in manifest], indent=1) + "\n")
+    (destination / "MANIFEST.json").write_text(
+        json.dumps([str(p.relative_to(destination)) for p in manifest], indent=1) + "\n"
+    )
     return manifest
 
 

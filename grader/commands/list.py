@@ -10,7 +10,7 @@ from grader.commands.output import stdout_console
 from grader.diagnostics import Diagnostics
 from grader.exercise import Exercise
 from grader.suite.load import load_suite
-from grader.suite.schema import SuiteError
+from grader.suite.model import SuiteError
 
 COLUMNS = ("exercise", "title", "tests", "points", "drivers")
 
@@ -28,8 +28,15 @@ def main(*, console: Console | None = None) -> int:
             problems.error(str(error))
             continue
         suite = loaded.suite
-        rows.append((suite.exercise, suite.title, str(len(suite.tests)),
-                     f"{suite.total_points:g}", ", ".join(loaded.runnable_drivers) or "-"))
+        rows.append(
+            (
+                suite.exercise,
+                suite.title,
+                str(len(suite.tests)),
+                f"{suite.total_points:g}",
+                ", ".join(loaded.runnable_drivers) or "-",
+            )
+        )
     for line in table_lines(rows, console.width):
         console.print(Text(line), no_wrap=True, overflow="ignore", crop=False)
     problems.print()
@@ -56,4 +63,4 @@ def table_lines(rows: list[tuple[str, ...]], width: int) -> list[str]:
 
 
 def _fit(cell: str, width: int) -> str:
-    return (cell if len(cell) <= width else cell[:width - 1] + "…").ljust(width)
+    return (cell if len(cell) <= width else cell[: width - 1] + "…").ljust(width)

@@ -77,7 +77,7 @@ if __name__ == "__main__":
     print(f"value: {{{module}.value(tree)}}")
 '''
 
-STATEMENT = '''\
+STATEMENT = """\
 # {title}
 
 A game tree is an `int` (a finished game, worth that much to the first player) or a list of
@@ -90,9 +90,9 @@ the smallest, in turn.
 | `3` | 3 |
 | `[1, 5]` | 5 |
 | `[[1, 5], [2, 4]]` | 2 |
-'''
+"""
 
-SUITE = '''\
+SUITE = """\
 # {title}: written by `grader new {name}`; change everything (docs/suites.md).
 exercise: {name}
 title: "{title}"
@@ -116,7 +116,7 @@ tests:
     question: q1-value
     description: the driver prints the value of the tree it reads
     transcript: {{driver: play, stdin: tree.txt, expected: tree.out.txt}}
-'''
+"""
 
 TREE = "[[3, [4, 1]], [[2, 8], 5]]\n"
 
@@ -143,11 +143,12 @@ def main(*, exercise: str, title: str | None = None, console: Console | None = N
     """Write the skeleton of `exercise` (refused, one line, when its name is not a module name
     or any of its folders exists) and record its expectations."""
     if not NAME.match(exercise):
-        raise UserError(f"{exercise}: an exercise's name is also its module's: lower-case "
-                        "letters, digits and _, starting with a letter")
+        raise UserError(
+            f"{exercise}: an exercise's name is also its module's: lower-case "
+            "letters, digits and _, starting with a letter"
+        )
     target = Exercise.named(exercise)
-    taken = [folder for folder in (target.stubs, target.reference, target.fixtures)
-             if folder.exists()]
+    taken = [folder for folder in (target.stubs, target.reference, target.fixtures) if folder.exists()]
     if taken:
         raise ExerciseExists(f"{taken[0]}: exists; `grader new` writes only a new exercise")
     files = skeleton(exercise, title or exercise.replace("_", " ").capitalize())
@@ -159,7 +160,11 @@ def main(*, exercise: str, title: str | None = None, console: Console | None = N
     for failure in recording.failures:
         console.print(f"not recorded: {failure}", markup=False)
     root = project_root()
-    console.print(f"wrote {len(files)} files and {len(recording.written)} expectations: "
-                  f"{', '.join(str(path.relative_to(root)) for path in files)}; next: "
-                  f"`grader verify {exercise}`", markup=False, soft_wrap=True)
+    console.print(
+        f"wrote {len(files)} files and {len(recording.written)} expectations: "
+        f"{', '.join(str(path.relative_to(root)) for path in files)}; next: "
+        f"`grader verify {exercise}`",
+        markup=False,
+        soft_wrap=True,
+    )
     return EXIT_CHECK_FAILED if recording.failures else EXIT_OK

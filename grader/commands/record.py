@@ -31,8 +31,9 @@ class Recording:
     failures: list[str] = field(default_factory=list)
 
 
-def record(loaded: LoadedSuite, names: list[str] | None = None,
-           progress: Callable[[str], None] | None = None) -> Recording:
+def record(
+    loaded: LoadedSuite, names: list[str] | None = None, progress: Callable[[str], None] | None = None
+) -> Recording:
     recording = Recording()
     tests = select_tests(loaded, public_only=False, names=names)
     with prepared_submission(loaded, loaded.exercise.reference) as (prepared, scratch):
@@ -40,8 +41,7 @@ def record(loaded: LoadedSuite, names: list[str] | None = None,
             raise RecordError(f"reference/{loaded.name} lacks {', '.join(prepared.missing)}")
         # The reference runs under the suite's limits, relative ones uncalibrated: it is what they
         # are calibrated on.
-        with Grader(loaded, prepared, scratch, uncalibrated(loaded, tests),
-                    for_reference()) as grader:
+        with Grader(loaded, prepared, scratch, uncalibrated(loaded, tests), for_reference()) as grader:
             for test in tests:
                 run = grader.run_test(test)
                 problem = why_not_recordable(run)
@@ -51,8 +51,9 @@ def record(loaded: LoadedSuite, names: list[str] | None = None,
                 assert run.observed is not None
                 recording.written += expectations.write(loaded, test, run.observed)
                 if progress is not None and run.outcome is not None:
-                    progress(f"{test.name}: recorded ({run.outcome.cpu_s:.2f} s CPU, "
-                             f"{run.outcome.peak_mb:.1f} MB)")
+                    progress(
+                        f"{test.name}: recorded ({run.outcome.cpu_s:.2f} s CPU, {run.outcome.peak_mb:.1f} MB)"
+                    )
     return recording
 
 
@@ -80,6 +81,8 @@ def main(*, exercise: str, tests: list[str] | None = None, console: Console | No
     for failure in recording.failures:
         problems.error(f"not recorded: {failure}", file=loaded.path)
     problems.print()
-    console.print(f"{len(recording.written)} file(s) written under {loaded.fixtures}; "
-                  f"review them with `git diff {loaded.fixtures}`")
+    console.print(
+        f"{len(recording.written)} file(s) written under {loaded.fixtures}; "
+        f"review them with `git diff {loaded.fixtures}`"
+    )
     return EXIT_CHECK_FAILED if recording.failures else EXIT_OK

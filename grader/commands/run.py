@@ -35,9 +35,11 @@ def run_limits(loaded: LoadedSuite) -> RunLimits:
     """The most any of the suite's tests may use: memory, processes, scratch space."""
     suite = loaded.suite
     merged = [suite.limits.merged(test.limits) for test in suite.tests]
-    return RunLimits(memory_mb=max(limits.memory_mb for limits in merged),
-                     processes=max(limits.processes for limits in merged),
-                     scratch_mb=max(limits.scratch_mb for limits in merged))
+    return RunLimits(
+        memory_mb=max(limits.memory_mb for limits in merged),
+        processes=max(limits.processes for limits in merged),
+        scratch_mb=max(limits.scratch_mb for limits in merged),
+    )
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,14 @@ def leading_flags(submission: Path | None, unconfined: bool, args: list[str]) ->
     return DriverRun(submission, unconfined, rest[1:] if rest[:1] == ["--"] else rest)
 
 
-def main(*, exercise: str, driver: str, submission: Path | None = None, unconfined: bool = False,
-         args: list[str] | None = None) -> int:
+def main(
+    *,
+    exercise: str,
+    driver: str,
+    submission: Path | None = None,
+    unconfined: bool = False,
+    args: list[str] | None = None,
+) -> int:
     """Run the given program `driver` of `exercise` on the caller's terminal, with `args`; exit
     with its status.
 
@@ -83,8 +91,9 @@ def main(*, exercise: str, driver: str, submission: Path | None = None, unconfin
     suite = loaded.suite
     if f"{driver}.py" not in suite.given:
         drivers = ", ".join(name.removesuffix(".py") for name in suite.given) or "none"
-        raise UsageError(f"{loaded.path}: '{driver}' is not a given file of {suite.exercise} "
-                         f"(given: {drivers})")
+        raise UsageError(
+            f"{loaded.path}: '{driver}' is not a given file of {suite.exercise} (given: {drivers})"
+        )
     asked = leading_flags(submission, unconfined, args or [])
     confined = asked.submission is not None and not asked.unconfined
     if confined:
@@ -98,15 +107,18 @@ def main(*, exercise: str, driver: str, submission: Path | None = None, unconfin
             raise SubmissionError(f"{source} lacks {', '.join(prepared.missing)}")
         if not confined:
             if asked.submission is not None:
-                errors.print(f"[yellow]note:[/] running {source} unconfined, with your own "
-                             "privileges, files and environment")
+                errors.print(
+                    f"[yellow]note:[/] running {source} unconfined, with your own "
+                    "privileges, files and environment"
+                )
             command = driver_command(code, driver, asked.args, [sys.executable])
             return subprocess.call(command, cwd=os.getcwd())
         limits = run_limits(loaded)
-        errors.print(f"[dim]confined: only the submission's code is visible, no network, at most "
-                     f"{limits.memory_mb:g} MB of memory and {limits.cpu_s} s of CPU time[/]")
+        errors.print(
+            f"[dim]confined: only the submission's code is visible, no network, at most "
+            f"{limits.memory_mb:g} MB of memory and {limits.cpu_s} s of CPU time[/]"
+        )
         ended = run_confined(code, driver, asked.args, suite.env, limits)
         if ended.stopped_by is not None:
-            errors.print(f"[red]stopped:[/] {ended.stopped_by} (the limit of grader run "
-                         f"--submission)")
+            errors.print(f"[red]stopped:[/] {ended.stopped_by} (the limit of grader run --submission)")
         return ended.exit_code

@@ -14,8 +14,9 @@ from grader.commands.output import stdout_console
 from grader.errors import UserError
 
 
-def main(*, url: str, assignment: str, files: list[Path], token: str | None = None,
-         console: Console | None = None) -> int:
+def main(
+    *, url: str, assignment: str, files: list[Path], token: str | None = None, console: Console | None = None
+) -> int:
     """Upload FILES to ASSIGNMENT at URL (token: the argument, else $GRADER_TOKEN), follow the
     grading, print the report; 0 once graded, 1 when the service's grader failed (status
     error), 3 when refused (one line)."""

@@ -24,7 +24,7 @@ from grader.run.doctor import host_facts
 from grader.sandboxes import SandboxChoice
 from grader.suite import expectations
 from grader.suite.load import LoadedSuite, load_suite
-from grader.suite.schema import SuiteError
+from grader.suite.model import SuiteError
 
 
 @dataclass
@@ -55,8 +55,11 @@ def got(result: TestResult) -> str:
 
 def je_reasons(report: GradeReport, who: str) -> list[str]:
     """One line per JE of a grading: whose, which test, and why (so a JE under load is diagnosed)."""
-    return [f"  {who}: {result.name} got {got(result)}" for result in report.results
-            if result.verdict is Verdict.JE]
+    return [
+        f"  {who}: {result.name} got {got(result)}"
+        for result in report.results
+        if result.verdict is Verdict.JE
+    ]
 
 
 def check_mutant(mutant: Mutant, report: GradeReport, reference_passes: set[str]) -> list[str]:
@@ -65,18 +68,21 @@ def check_mutant(mutant: Mutant, report: GradeReport, reference_passes: set[str]
     results = {r.name: r for r in report.results}
     problems = []
     if mutant.verdict is Verdict.AC:
-        return [f"accepted submission {mutant.name} gets {got(results[name])} on {name}"
-                for name, v in verdicts.items() if v is not Verdict.AC]
+        return [
+            f"accepted submission {mutant.name} gets {got(results[name])} on {name}"
+            for name, v in verdicts.items()
+            if v is not Verdict.AC
+        ]
     if mutant.failing_tests is None:
         if mutant.verdict not in verdicts.values():
-            problems.append(f"mutant {mutant.name} never gets {mutant.verdict.value}: "
-                            f"{_summary(verdicts)}")
+            problems.append(f"mutant {mutant.name} never gets {mutant.verdict.value}: {_summary(verdicts)}")
     else:
         for name, verdict in verdicts.items():
             wanted = mutant.verdict if name in mutant.failing_tests else Verdict.AC
             if verdict is not wanted:
-                problems.append(f"mutant {mutant.name}: test {name} got {got(results[name])}, "
-                                f"expected {wanted.value}")
+                problems.append(
+                    f"mutant {mutant.name}: test {name} got {got(results[name])}, expected {wanted.value}"
+                )
     caught_by = [n for n, v in verdicts.items() if v is not Verdict.AC and n in reference_passes]
     if not caught_by:
         problems.append(f"mutant {mutant.name} is not caught by any test the reference passes")
@@ -109,16 +115,23 @@ def per_question(outcome: Verification) -> list[str]:
     return [f"{question}: {', '.join(mutants)}" for question, mutants in rows.items()]
 
 
-def verify(loaded: LoadedSuite, repeats: int = 2,
-           progress: Callable[[str], None] | None = None,
-           sandbox: str | None = None, jobs: int | None = None) -> Verification:
+def verify(
+    loaded: LoadedSuite,
+    repeats: int = 2,
+    progress: Callable[[str], None] | None = None,
+    sandbox: str | None = None,
+    jobs: int | None = None,
+) -> Verification:
     """Grade the reference (`repeats` times), the stubs and every known submission (`jobs` at
     once, default: one per core) and check each gets what it should."""
     say = progress or (lambda _line: None)
     outcome = Verification(problems=static_problems(loaded))
     try:
-        mutants = mutants_of(loaded.exercise, {test.name for test in loaded.suite.tests},
-                             {question.id for question in loaded.suite.questions})
+        mutants = mutants_of(
+            loaded.exercise,
+            {test.name for test in loaded.suite.tests},
+            {question.id for question in loaded.suite.questions},
+        )
     except SuiteError as error:
         outcome.problems.error(str(error))
     if not outcome.ok:
@@ -126,12 +139,15 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
     for test in loaded.suite.tests:
         recorded = expectations.recorded_fingerprint(loaded, test)
         if recorded is None:
-            outcome.problems.error(f"test {test.name}: not recorded; run "
-                                   f"`grader record {loaded.name}`", file=loaded.path)
+            outcome.problems.error(
+                f"test {test.name}: not recorded; run `grader record {loaded.name}`", file=loaded.path
+            )
         elif recorded != expectations.fingerprint(loaded, test):
-            outcome.problems.error(f"test {test.name}: recorded from an older reference, test or "
-                                   f"input; run `grader record {loaded.name}` and review the diff",
-                                   file=loaded.path)
+            outcome.problems.error(
+                f"test {test.name}: recorded from an older reference, test or "
+                f"input; run `grader record {loaded.name}` and review the diff",
+                file=loaded.path,
+            )
     if not outcome.ok:
         return outcome
     reference_runs = []
@@ -144,13 +160,13 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
     first = reference_runs[0]
     for result in first.results:
         if not result.passed:
-            outcome.problems.error(f"the reference gets {result.verdict.value} on {result.name}: "
-                                    f"{result.message}")
+            outcome.problems.error(
+                f"the reference gets {result.verdict.value} on {result.name}: {result.message}"
+            )
     for later in reference_runs[1:]:
         for a, b in zip(first.results, later.results, strict=True):
             if a.verdict is not b.verdict:
-                outcome.problems.error(f"test {a.name} is flaky on the reference: "
-                                        f"{got(a)} then {got(b)}")
+                outcome.problems.error(f"test {a.name} is flaky on the reference: {got(a)} then {got(b)}")
     reference_passes = {r.name for r in first.results if r.passed}
     stubs = grade(loaded, loaded.exercise.stubs, sandbox=sandbox)
     say(f"stubs: {_summary({r.name: r.verdict for r in stubs.results})}")
@@ -158,8 +174,10 @@ def verify(loaded: LoadedSuite, repeats: int = 2,
         say(line)
     for result in stubs.results:
         if result.verdict is not Verdict.NI:
-            outcome.problems.error(f"the untouched stubs get {result.verdict.value} on "
-                                    f"{result.name} (expected NI): {result.message}")
+            outcome.problems.error(
+                f"the untouched stubs get {result.verdict.value} on "
+                f"{result.name} (expected NI): {result.message}"
+            )
     with ThreadPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1)) as pool:
         graded = [pool.submit(_graded, loaded, mutant, sandbox) for mutant in mutants]
         try:
@@ -182,9 +200,14 @@ def _graded(loaded: LoadedSuite, mutant: Mutant, sandbox: str | None) -> GradeRe
         return error
 
 
-def _judge_mutant(loaded: LoadedSuite, outcome: Verification, mutant: Mutant,
-                  report: GradeReport | SuiteError, reference_passes: set[str],
-                  say: Callable[[str], None]) -> None:
+def _judge_mutant(
+    loaded: LoadedSuite,
+    outcome: Verification,
+    mutant: Mutant,
+    report: GradeReport | SuiteError,
+    reference_passes: set[str],
+    say: Callable[[str], None],
+) -> None:
     """What a known submission's grading says about the suite, added to `outcome`."""
     if isinstance(report, SuiteError):
         outcome.problems.error(str(report))
@@ -202,16 +225,17 @@ def _judge_mutant(loaded: LoadedSuite, outcome: Verification, mutant: Mutant,
             outcome.losses.append(loss)
             problems += isolation_problems(loss)
     kind = f"solution {mutant.name.split('/', 1)[-1]}" if mutant.whole else f"mutant {mutant.name}"
-    say(f"{kind}: {'ok' if not problems else 'WRONG'} "
-        f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})")
+    say(
+        f"{kind}: {'ok' if not problems else 'WRONG'} "
+        f"({_summary({r.name: r.verdict for r in report.results if not r.passed})})"
+    )
     for line in je_reasons(report, f"mutant {mutant.name}"):
         say(line)
     for problem in problems:
         outcome.problems.error(problem)
 
 
-def main(*, exercise: str, sandbox: SandboxChoice | None = None,
-         console: Console | None = None) -> int:
+def main(*, exercise: str, sandbox: SandboxChoice | None = None, console: Console | None = None) -> int:
     """Prove a suite before students see it: the reference gets full marks twice (no flaky
     test), the untouched stubs only NI, every known submission (fixtures/NAME/mutants/) its
     verdict, every expectation recorded from the reference as it is. Exit 4 on any problem,
@@ -220,8 +244,9 @@ def main(*, exercise: str, sandbox: SandboxChoice | None = None,
     loaded = load_suite(exercise)
     for what, answer in host_facts():
         console.print(f"host: {what}: {answer}", soft_wrap=True, markup=False, highlight=False)
-    outcome = verify(loaded, sandbox=sandbox,
-                     progress=lambda line: console.print(line, markup=False, highlight=False))
+    outcome = verify(
+        loaded, sandbox=sandbox, progress=lambda line: console.print(line, markup=False, highlight=False)
+    )
     if outcome.lost:
         console.print("[bold]mutants per question[/]")
         lines = losses_per_question(outcome.losses) if outcome.losses else per_question(outcome)

@@ -41,9 +41,11 @@ def forgiven(swapped: Helpers, own: Judgement, failing: list[str]) -> str:
     questions = failing or list(dict.fromkeys(swapped.values()))
     verb = "Fix question" if failing else "Check question"
     plural = "s" if len(questions) > 1 else ""
-    return (f"Passed with the reference's {', '.join(swapped)}; with your own it gets "
-            f"{own.verdict.value}: {own.message.rstrip('.')}. {verb}{plural} "
-            f"{_questions(questions)} first: this test then passes with your code too.")
+    return (
+        f"Passed with the reference's {', '.join(swapped)}; with your own it gets "
+        f"{own.verdict.value}: {own.message.rstrip('.')}. {verb}{plural} "
+        f"{_questions(questions)} first: this test then passes with your code too."
+    )
 
 
 def unforgiven(own: Judgement, swapped: Helpers, again: Judgement) -> str:
@@ -62,9 +64,11 @@ def unforgiven(own: Judgement, swapped: Helpers, again: Judgement) -> str:
     """
     questions = list(dict.fromkeys(swapped.values()))
     plural = "s" if len(questions) > 1 else ""
-    return (f"{own.message.rstrip()}\nWith the reference's {', '.join(swapped)} it fails as well "
-            f"({again.verdict.value}), so this test counts against its own question; fix "
-            f"question{plural} {_questions(questions)} too.").lstrip()
+    return (
+        f"{own.message.rstrip()}\nWith the reference's {', '.join(swapped)} it fails as well "
+        f"({again.verdict.value}), so this test counts against its own question; fix "
+        f"question{plural} {_questions(questions)} too."
+    ).lstrip()
 
 
 def local_advice(helpers: Helpers, failing: list[str]) -> str:
@@ -78,7 +82,9 @@ def local_advice(helpers: Helpers, failing: list[str]) -> str:
     which = " and ".join(f"'{q}'" for q in failing)
     several = len(failing) > 1
     named = helpers_of(helpers, failing)
-    return (f"This test uses your {named}, and question{'s' if several else ''} {which} "
-            f"fail{'' if several else 's'}: fix {'those' if several else 'that'} first. When "
-            f"graded, a failure that the reference's {named} would not have is charged to "
-            f"{which} only.")
+    return (
+        f"This test uses your {named}, and question{'s' if several else ''} {which} "
+        f"fail{'' if several else 's'}: fix {'those' if several else 'that'} first. When "
+        f"graded, a failure that the reference's {named} would not have is charged to "
+        f"{which} only."
+    )

@@ -70,8 +70,7 @@ def graded_functions(loaded: LoadedSuite) -> dict[str, tuple[str, ...]]:
             continue
         for target in _graded_targets(test, loaded):
             known = graded.get(target, ())
-            if test.question not in known and target.split(".")[0] in submitted \
-                    and swappable(loaded, target):
+            if test.question not in known and target.split(".")[0] in submitted and swappable(loaded, target):
                 graded[target] = (*known, test.question)
     return graded
 
@@ -90,9 +89,10 @@ def graders_of(test: TestSpec, loaded: LoadedSuite) -> dict[str, tuple[str, ...]
 def helpers_of(test: TestSpec, loaded: LoadedSuite, verdicts: Verdicts) -> dict[str, str]:
     """Each of the test's helpers with the question to blame it on: the first of its questions
     that failed (or was not graded in this run), else the first."""
-    return {helper: next((q for q in questions if verdicts.get(q, Verdict.JE) is not Verdict.AC),
-                         questions[0])
-            for helper, questions in graders_of(test, loaded).items()}
+    return {
+        helper: next((q for q in questions if verdicts.get(q, Verdict.JE) is not Verdict.AC), questions[0])
+        for helper, questions in graders_of(test, loaded).items()
+    }
 
 
 def suspects(helpers: Helpers, verdicts: Verdicts) -> dict[str, str]:
@@ -102,8 +102,11 @@ def suspects(helpers: Helpers, verdicts: Verdicts) -> dict[str, str]:
     ...          {"mask": Verdict.WA, "directions": Verdict.AC})
     {'m.mask': 'mask'}
     """
-    return {helper: grading for helper, grading in helpers.items()
-            if verdicts.get(grading, Verdict.JE) is not Verdict.AC}
+    return {
+        helper: grading
+        for helper, grading in helpers.items()
+        if verdicts.get(grading, Verdict.JE) is not Verdict.AC
+    }
 
 
 def swapped_for(test: TestSpec, loaded: LoadedSuite, verdicts: Verdicts) -> dict[str, str]:
@@ -125,8 +128,7 @@ def swapped_for(test: TestSpec, loaded: LoadedSuite, verdicts: Verdicts) -> dict
 
 def failing(helpers: Helpers, verdicts: Verdicts) -> list[str]:
     """The questions grading `helpers` that were graded in this run and failed, each once."""
-    return [q for q in dict.fromkeys(helpers.values())
-            if q in verdicts and verdicts[q] is not Verdict.AC]
+    return [q for q in dict.fromkeys(helpers.values()) if q in verdicts and verdicts[q] is not Verdict.AC]
 
 
 def seeded(loaded: LoadedSuite, prior: Mapping[str, str], graded: set[str]) -> dict[str, Verdict]:
@@ -165,14 +167,18 @@ def execution_order(tests: Sequence[TestSpec], loaded: LoadedSuite) -> list[Test
 
     A whole-program (integration) test depends on every question, so it runs last.
     """
-    dependencies = {test.name: {q for questions in graders_of(test, loaded).values()
-                                for q in questions} for test in tests}
+    dependencies = {
+        test.name: {q for questions in graders_of(test, loaded).values() for q in questions} for test in tests
+    }
     waiting = list(tests)
     done: list[TestSpec] = []
 
     def ready(test: TestSpec) -> bool:
-        return not any(other.name != test.name and (other.name in dependencies[test.name]
-                       or other.question in dependencies[test.name]) for other in waiting)
+        return not any(
+            other.name != test.name
+            and (other.name in dependencies[test.name] or other.question in dependencies[test.name])
+            for other in waiting
+        )
 
     while waiting:
         runnable = next((test for test in waiting if ready(test)), waiting[0])

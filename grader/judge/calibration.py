@@ -19,8 +19,9 @@ from grader.judge.testrun import Grader, TestLimits, prepared_submission
 from grader.judge.verdicts import Verdict
 from grader.sandboxes import Confinement
 from grader.suite import expectations
+from grader.suite.limits import Limits, LimitSpec
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import Limits, LimitSpec, TestSpec
+from grader.suite.schema import TestSpec
 
 CALIBRATION_RUNS = 5  # the reference is timed this often; its median is the base of the limit
 CACHE_VERSION = "median5"  # part of the cache key: entries of another way of timing are not used
@@ -48,14 +49,17 @@ class Calibration:
         "cpu 7x of the reference's 0.210 s (median of 5 runs, 0.200-0.260 s) = 1.47 s (floor 1 s)"
         """
         parts = []
-        spread = (f" (median of {self.runs} runs, {self.cpu_low_s:.3f}-{self.cpu_high_s:.3f} s)"
-                  if self.runs > 1 else "")
+        spread = (
+            f" (median of {self.runs} runs, {self.cpu_low_s:.3f}-{self.cpu_high_s:.3f} s)"
+            if self.runs > 1
+            else ""
+        )
         if isinstance(spec.cpu_s, str):
-            parts.append(f"cpu {spec.cpu_s} of the reference's {self.cpu_s:.3f} s{spread} = "
-                         f"{limits.cpu_s:g} s")
+            parts.append(
+                f"cpu {spec.cpu_s} of the reference's {self.cpu_s:.3f} s{spread} = {limits.cpu_s:g} s"
+            )
         if isinstance(spec.wall_s, str):
-            parts.append(f"wall {spec.wall_s} of the reference's {self.wall_s:.3f} s = "
-                         f"{limits.wall_s:g} s")
+            parts.append(f"wall {spec.wall_s} of the reference's {self.wall_s:.3f} s = {limits.wall_s:g} s")
         return "; ".join(parts) + f" (floor {spec.floor_s:g} s)"
 
 
@@ -86,55 +90,70 @@ def _load_cache() -> dict[str, dict[str, float]]:
 
 def _store(key: str, calibration: Calibration) -> None:
     data = _load_cache()
-    data[key] = {"cpu_s": calibration.cpu_s, "wall_s": calibration.wall_s,
-                 "cpu_low_s": calibration.cpu_low_s, "cpu_high_s": calibration.cpu_high_s,
-                 "runs": calibration.runs}
+    data[key] = {
+        "cpu_s": calibration.cpu_s,
+        "wall_s": calibration.wall_s,
+        "cpu_low_s": calibration.cpu_low_s,
+        "cpu_high_s": calibration.cpu_high_s,
+        "runs": calibration.runs,
+    }
     with contextlib.suppress(OSError):
         write_atomically(cache_path(), json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def reference_timing(loaded: LoadedSuite, test: TestSpec, sandbox: Confinement) -> Calibration:
     """The reference's CPU and wall time on `test` here, from the cache or timed now."""
-    key = (f"{machine_id()}|{loaded.name}|{test.name}|{expectations.fingerprint(loaded, test)}"
-           f"|{CACHE_VERSION}")
+    key = f"{machine_id()}|{loaded.name}|{test.name}|{expectations.fingerprint(loaded, test)}|{CACHE_VERSION}"
     cached = _load_cache().get(key)
     if cached is not None:
         try:
-            return Calibration(cpu_s=float(cached["cpu_s"]), wall_s=float(cached["wall_s"]),
-                               cpu_low_s=float(cached["cpu_low_s"]),
-                               cpu_high_s=float(cached["cpu_high_s"]), runs=int(cached["runs"]))
+            return Calibration(
+                cpu_s=float(cached["cpu_s"]),
+                wall_s=float(cached["wall_s"]),
+                cpu_low_s=float(cached["cpu_low_s"]),
+                cpu_high_s=float(cached["cpu_high_s"]),
+                runs=int(cached["runs"]),
+            )
         except (KeyError, TypeError, ValueError):
             pass  # a damaged entry: time the reference again
     reference = loaded.exercise.reference
     if not reference.is_dir():
-        raise CalibrationError(f"{loaded.path}: test '{test.name}' has a time limit relative to "
-                                f"the reference, and {reference} is not here to time")
+        raise CalibrationError(
+            f"{loaded.path}: test '{test.name}' has a time limit relative to "
+            f"the reference, and {reference} is not here to time"
+        )
     runs = []
-    with prepared_submission(loaded, reference) as (prepared, scratch), \
-            Grader(loaded, prepared, scratch, uncalibrated(loaded, [test]), sandbox) as grader:
+    with (
+        prepared_submission(loaded, reference) as (prepared, scratch),
+        Grader(loaded, prepared, scratch, uncalibrated(loaded, [test]), sandbox) as grader,
+    ):
         for _ in range(CALIBRATION_RUNS):
             run = grader.run_test(test)
             if run.outcome is None or run.stopped is not None:
                 stopped = run.stopped or Judgement(Verdict.JE, "the test did not run")
-                raise CalibrationError(f"{loaded.path}: calibrating '{test.name}': the reference gets "
-                                   f"{stopped.verdict.value}: {stopped.message}")
+                raise CalibrationError(
+                    f"{loaded.path}: calibrating '{test.name}': the reference gets "
+                    f"{stopped.verdict.value}: {stopped.message}"
+                )
             runs.append((run.outcome.cpu_s, run.outcome.wall_s))
     cpus = [cpu for cpu, _ in runs]
-    calibration = Calibration(cpu_s=round(statistics.median(cpus), 4),
-                              wall_s=round(statistics.median(w for _, w in runs), 4),
-                              cpu_low_s=min(cpus), cpu_high_s=max(cpus), runs=len(runs))
+    calibration = Calibration(
+        cpu_s=round(statistics.median(cpus), 4),
+        wall_s=round(statistics.median(w for _, w in runs), 4),
+        cpu_low_s=min(cpus),
+        cpu_high_s=max(cpus),
+        runs=len(runs),
+    )
     _store(key, calibration)
     return calibration
 
 
 def uncalibrated(loaded: LoadedSuite, tests: list[TestSpec]) -> dict[str, TestLimits]:
     """The tests' limits with relative times left generous (what `grader record` runs under)."""
-    return {test.name: TestLimits(loaded.suite.limits.merged(test.limits).resolve())
-            for test in tests}
+    return {test.name: TestLimits(loaded.suite.limits.merged(test.limits).resolve()) for test in tests}
 
 
-def resolve_limits(loaded: LoadedSuite, tests: list[TestSpec],
-                   sandbox: Confinement) -> dict[str, TestLimits]:
+def resolve_limits(loaded: LoadedSuite, tests: list[TestSpec], sandbox: Confinement) -> dict[str, TestLimits]:
     """The tests' limits as numbers, timing the reference first (under `sandbox`) for relative ones.
 
     A test whose reference cannot be timed keeps generous limits and says why (it is then JE).

@@ -27,7 +27,8 @@ from grader.run import received
 from grader.run.box.protocol import TRACEBACK_CAP, cut, cut_start
 from grader.suite.cases import checker_function
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import Step, SuiteError
+from grader.suite.model import SuiteError
+from grader.suite.schema import Step
 
 MESSAGE_CAP = 500
 TIME_LIMIT_S = 10.0  # per answer: a checker that hangs is the grader's fault, not a student's

@@ -49,13 +49,19 @@ def approx(got: Any, expected: Any, tolerance: float) -> bool:
     """
     if isinstance(expected, list) and isinstance(got, list):
         return len(got) == len(expected) and all(
-            approx(g, e, tolerance) for g, e in zip(got, expected, strict=True))
+            approx(g, e, tolerance) for g, e in zip(got, expected, strict=True)
+        )
     if isinstance(expected, dict) and isinstance(got, dict):
         return got.keys() == expected.keys() and all(
-            approx(got[key], expected[key], tolerance) for key in expected)
+            approx(got[key], expected[key], tolerance) for key in expected
+        )
     numbers = (int, float)
-    if (isinstance(got, numbers) and isinstance(expected, numbers)
-            and not isinstance(got, bool) and not isinstance(expected, bool)):
+    if (
+        isinstance(got, numbers)
+        and isinstance(expected, numbers)
+        and not isinstance(got, bool)
+        and not isinstance(expected, bool)
+    ):
         if isinstance(got, float) and isinstance(expected, float) and math.isnan(expected):
             return math.isnan(got)
         return _close(got, expected, tolerance)
@@ -71,13 +77,11 @@ def _close(got: int | float, expected: int | float, tolerance: float) -> bool:
     try:
         return math.isclose(got, expected, rel_tol=tolerance, abs_tol=tolerance)
     except OverflowError:
-        if any(isinstance(number, float) and not math.isfinite(number)
-               for number in (got, expected)):
+        if any(isinstance(number, float) and not math.isfinite(number) for number in (got, expected)):
             return False  # an infinity or NaN is never close to a finite int
         exact_got, exact_expected, exact_tolerance = map(Fraction, (got, expected, tolerance))
         difference = abs(exact_got - exact_expected)
-        return difference <= max(exact_tolerance * max(abs(exact_got), abs(exact_expected)),
-                                 exact_tolerance)
+        return difference <= max(exact_tolerance * max(abs(exact_got), abs(exact_expected)), exact_tolerance)
 
 
 def allowance(expected: int, tolerance: float) -> int:

@@ -29,6 +29,7 @@ def process_cpu_s() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     return own.ru_utime + own.ru_stime
 
+
 log = logging.getLogger(__name__)  # a grader failure's traceback, for whoever runs the grader
 
 
@@ -83,27 +84,45 @@ class GradeReport:
         return sum(result.max_points for result in self.results)
 
 
-def result_of(test: TestSpec, judgement: Judgement, outcome: RunOutcome | None,
-              limits_note: str = "", shown: Callable[[str], str] = inert_text) -> TestResult:
+def result_of(
+    test: TestSpec,
+    judgement: Judgement,
+    outcome: RunOutcome | None,
+    limits_note: str = "",
+    shown: Callable[[str], str] = inert_text,
+) -> TestResult:
     """The test's result; every text that may hold what the test produced passes `shown`."""
     usage = Usage()
     stdout = None
     if outcome is not None:
-        usage = Usage(cpu_s=outcome.cpu_s, wall_s=outcome.wall_s, peak_mb=outcome.peak_mb,
-                      memory_measured=outcome.memory_measured,
-                      resident_mb=outcome.resident_mb)
+        usage = Usage(
+            cpu_s=outcome.cpu_s,
+            wall_s=outcome.wall_s,
+            peak_mb=outcome.peak_mb,
+            memory_measured=outcome.memory_measured,
+            resident_mb=outcome.resident_mb,
+        )
         stdout = outcome.stdout.decode("utf-8", "replace")[:4000] if test.kind == "call" else None
     message = judgement.message
     if judgement.verdict is Verdict.JE and not message.strip():
         message = "the grader failed without saying why (a grader bug: please report it)"
-    return TestResult(name=test.name, verdict=judgement.verdict,
-                      points=test.points if judgement.verdict is Verdict.AC else 0.0,
-                      max_points=test.points, visibility=test.visibility, kind=test.kind, usage=usage,
-                      message=shown(message), details=shown(judgement.details),
-                      stdout=shown(stdout) if stdout else None,
-                      limits=outcome.limits.model_dump() if outcome is not None else {},
-                      limits_note=limits_note, question=test.question or "",
-                      description=test.description, cause=shown(judgement.cause))
+    return TestResult(
+        name=test.name,
+        verdict=judgement.verdict,
+        points=test.points if judgement.verdict is Verdict.AC else 0.0,
+        max_points=test.points,
+        visibility=test.visibility,
+        kind=test.kind,
+        usage=usage,
+        message=shown(message),
+        details=shown(judgement.details),
+        stdout=shown(stdout) if stdout else None,
+        limits=outcome.limits.model_dump() if outcome is not None else {},
+        limits_note=limits_note,
+        question=test.question or "",
+        description=test.description,
+        cause=shown(judgement.cause),
+    )
 
 
 @dataclass(frozen=True)
@@ -131,9 +150,11 @@ def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> J
     if not grader.with_reference_helpers:  # a handout: say which helpers to fix first
         failing = blame.failing(helpers, verdicts)
         if failing:
-            judgement = Judgement(judgement.verdict, f"{judgement.message}\n"
-                                  f"{advice.local_advice(helpers, failing)}".lstrip(),
-                                  judgement.details)
+            judgement = Judgement(
+                judgement.verdict,
+                f"{judgement.message}\n{advice.local_advice(helpers, failing)}".lstrip(),
+                judgement.details,
+            )
         return Judged(judgement, run.outcome, _cpu(run))
     suspects = blame.swapped_for(test, grader.loaded, verdicts)
     if not suspects:
@@ -141,12 +162,21 @@ def judged(grader: Grader, test: TestSpec, verdicts: Mapping[str, Verdict]) -> J
     again, rerun = grader.grade_test(test, list(suspects))
     cost = _cpu(run) + _cpu(rerun)
     if again.verdict is Verdict.AC:
-        return Judged(Judgement(Verdict.AC, advice.forgiven(
-            suspects, judgement, blame.failing(suspects, verdicts)), judgement.details),
-            run.outcome, cost)
+        return Judged(
+            Judgement(
+                Verdict.AC,
+                advice.forgiven(suspects, judgement, blame.failing(suspects, verdicts)),
+                judgement.details,
+            ),
+            run.outcome,
+            cost,
+        )
     failed = blame.failing(suspects, verdicts)  # not merely ungraded here (`--test`)
-    message = advice.unforgiven(judgement, {h: q for h, q in suspects.items() if q in failed},
-                                again) if failed else judgement.message
+    message = (
+        advice.unforgiven(judgement, {h: q for h, q in suspects.items() if q in failed}, again)
+        if failed
+        else judgement.message
+    )
     return Judged(Judgement(judgement.verdict, message, judgement.details), run.outcome, cost)
 
 
@@ -161,8 +191,7 @@ def hidden_points_not_run(loaded: LoadedSuite, public_only: bool) -> float:
     return loaded.suite.withheld_points + (hidden if public_only else 0.0)
 
 
-def select_tests(loaded: LoadedSuite, public_only: bool,
-                 names: list[str] | None = None) -> list[TestSpec]:
+def select_tests(loaded: LoadedSuite, public_only: bool, names: list[str] | None = None) -> list[TestSpec]:
     tests = [t for t in loaded.suite.tests if not public_only or t.visibility == "visible"]
     if names:
         unknown = set(names) - {t.name for t in loaded.suite.tests}
@@ -172,8 +201,10 @@ def select_tests(loaded: LoadedSuite, public_only: bool,
     return tests
 
 
-EXPOSED_NOTE = ("sandbox process, as asked: tests could read the file system, the hidden tests' "
-                "expectations included; grade untrusted code with --sandbox bwrap or container")
+EXPOSED_NOTE = (
+    "sandbox process, as asked: tests could read the file system, the hidden tests' "
+    "expectations included; grade untrusted code with --sandbox bwrap or container"
+)
 
 
 def keep_hidden_from_tests(loaded: LoadedSuite) -> None:
@@ -184,14 +215,21 @@ def keep_hidden_from_tests(loaded: LoadedSuite) -> None:
         raise SandboxUnavailable(
             "the container sandbox hides files by permissions, and the tests' unprivileged uid "
             f"could read {', '.join(map(str, readable))}: make them unreadable to others "
-            "(chmod -R o-rwx), or grade with --sandbox bwrap")
+            "(chmod -R o-rwx), or grade with --sandbox bwrap"
+        )
 
 
-def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
-          names: list[str] | None = None, overlay: Path | None = None,
-          on_result: Callable[[TestResult], None] | None = None,
-          sandbox: str | None = None, default_sandbox: SandboxChoice = "bwrap",
-          prior: Mapping[str, str] | None = None) -> GradeReport:
+def grade(
+    loaded: LoadedSuite,
+    source: Path,
+    public_only: bool = False,
+    names: list[str] | None = None,
+    overlay: Path | None = None,
+    on_result: Callable[[TestResult], None] | None = None,
+    sandbox: str | None = None,
+    default_sandbox: SandboxChoice = "bwrap",
+    prior: Mapping[str, str] | None = None,
+) -> GradeReport:
     """Grade the submission at `source` (folder or .zip); one failing test never stops the rest.
 
     `prior`: the verdicts of its last grading (test -> verdict), the evidence a regrade of some
@@ -202,9 +240,12 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
     """
     started_cpu_s = process_cpu_s()
     tests = select_tests(loaded, public_only, names)
-    report = GradeReport(exercise=loaded.name, submission=str(source),
-                         question_titles=loaded.suite.question_titles(),
-                         hidden_points_not_run=hidden_points_not_run(loaded, public_only))
+    report = GradeReport(
+        exercise=loaded.name,
+        submission=str(source),
+        question_titles=loaded.suite.question_titles(),
+        hidden_points_not_run=hidden_points_not_run(loaded, public_only),
+    )
     hidden = any(test.visibility != "visible" for test in tests)
     confinement = choose(sandbox, loaded.suite.sandbox, default_sandbox, hidden=hidden)
     if confinement == "container":
@@ -236,16 +277,15 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
                             report.cost.runs_cpu_s += decided.runs_cpu_s
                     except (OSError, ValueError, KeyError, RuntimeError) as error:
                         log.exception("grading test %s of %s", test.name, source)
-                        judgement = Judgement(Verdict.JE, f"the grader failed: "
-                                              f"{type(error).__name__}: {error}".rstrip(": "))
-                    result = result_of(test, judgement, outcome, limits[test.name].note,
-                                       grader.shown)
+                        judgement = Judgement(
+                            Verdict.JE, f"the grader failed: {type(error).__name__}: {error}".rstrip(": ")
+                        )
+                    result = result_of(test, judgement, outcome, limits[test.name].note, grader.shown)
                     results[test.name] = result
                     verdicts[test.name] = result.verdict
                     if test.question is not None:  # a question passes while all its tests do
                         so_far = verdicts.get(test.question, Verdict.AC)
-                        verdicts[test.question] = result.verdict if so_far is Verdict.AC \
-                            else so_far
+                        verdicts[test.question] = result.verdict if so_far is Verdict.AC else so_far
                     if on_result is not None:
                         on_result(result)
                 boundary = grader.server.boundary
@@ -253,10 +293,14 @@ def grade(loaded: LoadedSuite, source: Path, public_only: bool = False,
             servers_cpu_s = grader.server.server_cpu_s
             report.results = [results[test.name] for test in tests if test.name in results]
         except ServerStartError as error:
-            report.results = [result_of(test, Judgement(
-                Verdict.JE, f"the grader could not start a test process: {error}"), None)
-                for test in tests]
-    report.cost.grading_cpu_s = round(process_cpu_s() - started_cpu_s + servers_cpu_s
-                                      + report.cost.runs_cpu_s, 3)
+            report.results = [
+                result_of(
+                    test, Judgement(Verdict.JE, f"the grader could not start a test process: {error}"), None
+                )
+                for test in tests
+            ]
+    report.cost.grading_cpu_s = round(
+        process_cpu_s() - started_cpu_s + servers_cpu_s + report.cost.runs_cpu_s, 3
+    )
     report.cost.runs_cpu_s = round(report.cost.runs_cpu_s, 3)
     return report

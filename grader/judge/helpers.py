@@ -19,7 +19,8 @@ from pathlib import Path
 
 from grader.run.box.protocol import HelperCode
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import SuiteError, TestSpec
+from grader.suite.model import SuiteError
+from grader.suite.schema import TestSpec
 
 DEFINITION = re.compile(r"\s*(@|def |async def |class )")
 
@@ -37,8 +38,7 @@ class Definitions:
 def _assigned(node: ast.stmt) -> list[str]:
     """The plain names a top-level assignment binds (`A = 1`, `A, B = 1, 2`, `A: int = 1`)."""
     if isinstance(node, ast.Assign):
-        return [name.id for target in node.targets for name in ast.walk(target)
-                if isinstance(name, ast.Name)]
+        return [name.id for target in node.targets for name in ast.walk(target) if isinstance(name, ast.Name)]
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return [node.target.id]
     return []
@@ -57,12 +57,15 @@ def _definitions(path: Path, mtime_ns: int) -> Definitions:
     mentions: dict[str, frozenset[str]] = {}
     for node in tree.body:
         start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        source = "".join(lines[start - 1:node.end_lineno])
+        source = "".join(lines[start - 1 : node.end_lineno])
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.append(source)
             continue
-        names = [node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                 ast.ClassDef)) else _assigned(node)
+        names = (
+            [node.name]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            else _assigned(node)
+        )
         mentioned = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
         for name in names:
             sources[name] = source
@@ -107,8 +110,7 @@ def support(reference: Definitions, declared: set[str], wanted: list[str]) -> st
             continue
         needed.add(name)
         todo.extend(reference.mentions[name])
-    return "".join(dict.fromkeys(source for name, source in reference.sources.items()
-                                 if name in needed))
+    return "".join(dict.fromkeys(source for name, source in reference.sources.items() if name in needed))
 
 
 def reference_available(loaded: LoadedSuite) -> bool:
@@ -135,8 +137,7 @@ def swappable(loaded: LoadedSuite, helper: str) -> bool:
     return name in sources and DEFINITION.match(sources[name]) is not None
 
 
-def helper_code(loaded: LoadedSuite, test: TestSpec,
-                chosen: Iterable[str] | None = None) -> list[HelperCode]:
+def helper_code(loaded: LoadedSuite, test: TestSpec, chosen: Iterable[str] | None = None) -> list[HelperCode]:
     """The reference definitions of `chosen` (by default the test's `reference_helpers`), in that
     order; the first helper of each module carries the support all of that module's helpers need."""
     wanted = list(test.reference_helpers if chosen is None else chosen)
@@ -150,10 +151,11 @@ def helper_code(loaded: LoadedSuite, test: TestSpec,
         path = loaded.exercise.reference / f"{module}.py"
         reference = definitions(path)
         if name not in reference.sources or not DEFINITION.match(reference.sources[name]):
-            raise SuiteError(f"{loaded.path}: tests.{test.name}.reference_helpers: {path} defines "
-                             f"no top-level function '{name}' (nor class)")
-        code = HelperCode(module=module, name=name, imports=reference.imports,
-                          source=reference.sources[name])
+            raise SuiteError(
+                f"{loaded.path}: tests.{test.name}.reference_helpers: {path} defines "
+                f"no top-level function '{name}' (nor class)"
+            )
+        code = HelperCode(module=module, name=name, imports=reference.imports, source=reference.sources[name])
         if names[module][0] == name:
             code["support"] = support(reference, declared_names(loaded, module), names[module])
         found.append(code)

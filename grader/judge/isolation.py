@@ -34,6 +34,7 @@ class QuestionLoss:
         >>> QuestionLoss("WA/b", "board", {"board": ["w"], "game": ["s1", "s2"]}).describe()
         'WA/b (ALSO LOSES game: s1, s2)'
         """
+
         def tests(question: str) -> str:
             return f"{question or '(no question)'}: {', '.join(self.lost[question])}"
 
@@ -41,8 +42,7 @@ class QuestionLoss:
             return f"{self.mutant} (loses {'; '.join(tests(q) for q in self.lost)})"
         if self.own not in self.lost:
             return f"{self.mutant} (DOES NOT LOSE its own question {self.own})"
-        said = "only its own" if not self.others else \
-            f"ALSO LOSES {'; '.join(tests(q) for q in self.others)}"
+        said = "only its own" if not self.others else f"ALSO LOSES {'; '.join(tests(q) for q in self.others)}"
         return f"{self.mutant} ({said})"
 
 
@@ -61,8 +61,10 @@ def isolation_problems(loss: QuestionLoss) -> list[str]:
         return []
     if loss.own not in loss.lost:
         return [f"mutant {loss.mutant} is aimed at question {loss.own} but loses none of its tests"]
-    return [f"mutant {loss.mutant} (question {loss.own}) also loses question {q}: "
-            f"{', '.join(loss.lost[q])}" for q in loss.others]
+    return [
+        f"mutant {loss.mutant} (question {loss.own}) also loses question {q}: {', '.join(loss.lost[q])}"
+        for q in loss.others
+    ]
 
 
 def per_question(losses: list[QuestionLoss]) -> list[str]:

@@ -14,8 +14,9 @@ from grader.judge.verdicts import Verdict
 from grader.run import received
 from grader.run.box.protocol import STEP_MARKER, Raised, StepOutcome, raised
 from grader.run.watchdog import RunOutcome
+from grader.suite.limits import Limits
 from grader.suite.normalize import normalized_lines
-from grader.suite.schema import Limits, Normalize, Step
+from grader.suite.schema import Normalize, Step
 
 
 @dataclass
@@ -64,17 +65,22 @@ def judge_exception(got: Raised, label: str) -> Judgement:
     if got["import"]:
         hint = ""
         if got["raises"] == "AttributeError":
-            hint = " (missing function or attribute: check the name and that it is defined at " \
-                   "the top level of the module)"
+            hint = (
+                " (missing function or attribute: check the name and that it is defined at "
+                "the top level of the module)"
+            )
         cause = f"{got['raises']}: {got['message']}{hint}"
         return Judgement(Verdict.CE, f"{label}: {cause}", got["traceback"], cause=cause)
-    return Judgement(Verdict.RTE, f"{label} raised {got['raises']}: {got['message']}",
-                     got.get("traceback", ""))
+    return Judgement(
+        Verdict.RTE, f"{label} raised {got['raises']}: {got['message']}", got.get("traceback", "")
+    )
 
 
-NOTHING_COUNTED = ("the work of a search is counted as the calls of its own recursive function, "
-                   "in the submission's files and the test's thread: a search with an explicit "
-                   "stack, or run in another thread or process, cannot be judged")
+NOTHING_COUNTED = (
+    "the work of a search is counted as the calls of its own recursive function, "
+    "in the submission's files and the test's thread: a search with an explicit "
+    "stack, or run in another thread or process, cannot be judged"
+)
 
 
 def wanted(step: Step, expected: Any) -> str:
@@ -84,8 +90,10 @@ def wanted(step: Step, expected: Any) -> str:
     "at most 682 (the reference's 569 + 20%)"
     """
     if step.compare == "at_most" and type(expected) is int:
-        return (f"at most {allowance(expected, step.tolerance)} (the reference's {expected} + "
-                f"{step.tolerance:.0%})")
+        return (
+            f"at most {allowance(expected, step.tolerance)} (the reference's {expected} + "
+            f"{step.tolerance:.0%})"
+        )
     return received.render(expected)
 
 
@@ -134,12 +142,14 @@ def how_made(steps: list[Step], step: Step) -> str:
             continue
         needed.add(name)
         todo += [used for used in _names_used(made[name]) if used in made]
-    before = steps[:next(i for i, each in enumerate(steps) if each is step)]
-    lines = [f"  {each.let} = {step_label(each)}" if each.let else f"  {step_label(each)}"
-             for each in before
-             if each.let in needed or (each.let is None and each.target.split(".")[0] in needed)]
+    before = steps[: next(i for i, each in enumerate(steps) if each is step)]
+    lines = [
+        f"  {each.let} = {step_label(each)}" if each.let else f"  {step_label(each)}"
+        for each in before
+        if each.let in needed or (each.let is None and each.target.split(".")[0] in needed)
+    ]
     if len(lines) > HOW_MADE_LINES:
-        lines = [*lines[:HOW_MADE_LINES // 2], "  ...", *lines[-HOW_MADE_LINES // 2:]]
+        lines = [*lines[: HOW_MADE_LINES // 2], "  ...", *lines[-HOW_MADE_LINES // 2 :]]
     return "\n".join(["where", *lines]) if lines else ""
 
 
@@ -152,26 +162,38 @@ def with_origin(judgement: Judgement, steps: list[Step], step: Step) -> Judgemen
     return Judgement(judgement.verdict, judgement.message, details, cause=judgement.cause)
 
 
-def judge_steps(steps: list[Step], got_list: list[StepOutcome],
-                expected_list: list[dict[str, Any]], check: Check | None = None) -> Judgement:
+def judge_steps(
+    steps: list[Step],
+    got_list: list[StepOutcome],
+    expected_list: list[dict[str, Any]],
+    check: Check | None = None,
+) -> Judgement:
     """Compare the child's step outcomes with the recorded ones (a step naming a `checker`: ask
     it, through `check`, instead or beside); the first failure decides, and says how the objects
     it works on were made."""
     for got in got_list:
         failed = raised(got)
-        if failed is not None and failed.get("let_failed") \
-                and not any(e.get("let_failed") for e in expected_list):
+        if (
+            failed is not None
+            and failed.get("let_failed")
+            and not any(e.get("let_failed") for e in expected_list)
+        ):
             return judge_exception(failed, "preparing the test")
     compared_steps = [step for step in steps if step.compared]
     got_compared = [g for g in got_list if not g.get("let_failed")]
     expected_compared = [e for e in expected_list if not e.get("let_failed")]
     if len(expected_compared) != len(compared_steps):
-        return Judgement(Verdict.JE, "the recorded expectations do not match the suite's steps; "
-                         "re-record them with `grader record`")
+        return Judgement(
+            Verdict.JE,
+            "the recorded expectations do not match the suite's steps; re-record them with `grader record`",
+        )
     if len(got_compared) != len(compared_steps):  # the test process wrote its own result
-        return Judgement(Verdict.RTE, f"the test process sent back a malformed result "
-                         f"({len(got_compared)} step outcome(s) for {len(compared_steps)} "
-                         f"compared step(s))")
+        return Judgement(
+            Verdict.RTE,
+            f"the test process sent back a malformed result "
+            f"({len(got_compared)} step outcome(s) for {len(compared_steps)} "
+            f"compared step(s))",
+        )
     for step, got, expected in zip(compared_steps, got_compared, expected_compared, strict=True):
         judged = _judge_step(step, got, expected, check)
         if judged is not None:
@@ -179,8 +201,9 @@ def judge_steps(steps: list[Step], got_list: list[StepOutcome],
     return Judgement(Verdict.AC)
 
 
-def _judge_step(step: Step, got: StepOutcome, expected: dict[str, Any],
-                check: Check | None) -> Judgement | None:
+def _judge_step(
+    step: Step, got: StepOutcome, expected: dict[str, Any], check: Check | None
+) -> Judgement | None:
     """The failure of one compared step, or None when it matches what the reference did (and
     its checker, if it names one, accepts it)."""
     label = step_label(step)
@@ -189,22 +212,32 @@ def _judge_step(step: Step, got: StepOutcome, expected: dict[str, Any],
         if failed is not None and failed["raises"] == expected["raises"]:
             return None
         if failed is None:
-            return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}"
-                             f", expected it to raise {expected['raises']}")
+            return Judgement(
+                Verdict.WA,
+                f"{label} returned {received.render(got.get('value'))}"
+                f", expected it to raise {expected['raises']}",
+            )
         if failed["ni"] or failed["import"]:
             return judge_exception(failed, label)
-        return Judgement(Verdict.WA, f"{label} raised {failed['raises']}, expected it to "
-                         f"raise {expected['raises']}", failed["traceback"])
+        return Judgement(
+            Verdict.WA,
+            f"{label} raised {failed['raises']}, expected it to raise {expected['raises']}",
+            failed["traceback"],
+        )
     if "unplain" in got:
         return Judgement(Verdict.WA, f"{label} {got.get('unplain')}")
     if failed is not None:
         return judge_exception(failed, label)
     if step.count is not None and got.get("value") == 0 != expected["value"]:
         return Judgement(Verdict.WA, f"{label}: no call was counted ({NOTHING_COUNTED})")
-    if step.recorded_compared and not matches(step.compare, got.get("value"),
-                                              expected["value"], step.tolerance):
-        return Judgement(Verdict.WA, f"{label} returned {received.render(got.get('value'))}, "
-                         f"expected {wanted(step, expected['value'])}")
+    if step.recorded_compared and not matches(
+        step.compare, got.get("value"), expected["value"], step.tolerance
+    ):
+        return Judgement(
+            Verdict.WA,
+            f"{label} returned {received.render(got.get('value'))}, "
+            f"expected {wanted(step, expected['value'])}",
+        )
     if step.checker is not None:
         if check is None:
             return Judgement(Verdict.JE, f"{label}: no way to run its checker {step.checker}")
@@ -228,37 +261,62 @@ def judge_process(outcome: RunOutcome, limits: Limits) -> Judgement | None:
         return Judgement(Verdict.OLE, f"wrote more than {limits.output_kb:g} kB of output")
     if killed is None and outcome.exit_code == -signal.SIGXFSZ:  # RLIMIT_FSIZE, as the test set it
         largest = max(limits.output_kb / 1024, limits.scratch_mb)
-        return Judgement(Verdict.OLE, f"wrote a file past the {largest:g} MB any one file may "
-                         f"hold (the larger of output_kb and scratch_mb)")
+        return Judgement(
+            Verdict.OLE,
+            f"wrote a file past the {largest:g} MB any one file may "
+            f"hold (the larger of output_kb and scratch_mb)",
+        )
     if killed == "memory" or (killed is None and outcome.peak_mb > limits.memory_mb):
-        return Judgement(Verdict.MLE, f"used more than {limits.memory_mb:g} MB of memory "
-                         f"(at least {max(outcome.peak_mb, limits.memory_mb):.1f} MB)")
-    if killed == "cpu" or (killed is None and (outcome.cpu_s > limits.cpu_s
-                                               or outcome.exit_code == -signal.SIGXCPU)):
-        return Judgement(Verdict.TLE, f"used more than {limits.cpu_s:g} s of CPU time "
-                         f"(stopped at {max(outcome.cpu_s, limits.cpu_s):.2f} s)")
+        return Judgement(
+            Verdict.MLE,
+            f"used more than {limits.memory_mb:g} MB of memory "
+            f"(at least {max(outcome.peak_mb, limits.memory_mb):.1f} MB)",
+        )
+    if killed == "cpu" or (
+        killed is None and (outcome.cpu_s > limits.cpu_s or outcome.exit_code == -signal.SIGXCPU)
+    ):
+        return Judgement(
+            Verdict.TLE,
+            f"used more than {limits.cpu_s:g} s of CPU time "
+            f"(stopped at {max(outcome.cpu_s, limits.cpu_s):.2f} s)",
+        )
     if killed == "wall":
-        return Judgement(Verdict.TLE, f"still running after {limits.wall_s:g} s of wall-clock "
-                         f"time, the safety limit, having used {outcome.cpu_s:.2f} s of its "
-                         f"{limits.cpu_s:g} s of CPU time (waiting or asleep)")
+        return Judgement(
+            Verdict.TLE,
+            f"still running after {limits.wall_s:g} s of wall-clock "
+            f"time, the safety limit, having used {outcome.cpu_s:.2f} s of its "
+            f"{limits.cpu_s:g} s of CPU time (waiting or asleep)",
+        )
     if killed == "asleep" and outcome.napped:
-        return Judgement(Verdict.TLE, f"asleep: for {outcome.asleep_s:.1f} s its processes were "
-                         f"seldom runnable and used under half that time in CPU (it napped in a "
-                         f"loop, or waited for something that never came), having used "
-                         f"{outcome.cpu_s:.2f} s of its {limits.cpu_s:g} s of CPU time")
+        return Judgement(
+            Verdict.TLE,
+            f"asleep: for {outcome.asleep_s:.1f} s its processes were "
+            f"seldom runnable and used under half that time in CPU (it napped in a "
+            f"loop, or waited for something that never came), having used "
+            f"{outcome.cpu_s:.2f} s of its {limits.cpu_s:g} s of CPU time",
+        )
     if killed == "asleep":
-        return Judgement(Verdict.TLE, f"asleep: for {outcome.asleep_s:.1f} s none of its processes "
-                         f"was runnable and it used no CPU time (it slept, or waited for input "
-                         f"or an event that never came), having used {outcome.cpu_s:.2f} s of "
-                         f"its {limits.cpu_s:g} s of CPU time")
+        return Judgement(
+            Verdict.TLE,
+            f"asleep: for {outcome.asleep_s:.1f} s none of its processes "
+            f"was runnable and it used no CPU time (it slept, or waited for input "
+            f"or an event that never came), having used {outcome.cpu_s:.2f} s of "
+            f"its {limits.cpu_s:g} s of CPU time",
+        )
     if killed == "processes":
-        return Judgement(Verdict.RTE, f"started more than {limits.processes} process(es), or "
-                         f"more threads than the kernel allows a test (none in a test that "
-                         f"counts work)")
+        return Judgement(
+            Verdict.RTE,
+            f"started more than {limits.processes} process(es), or "
+            f"more threads than the kernel allows a test (none in a test that "
+            f"counts work)",
+        )
     if outcome.result is None:
         code = outcome.exit_code
-        how = (f"was killed by signal {_signal_name(-code)}" if code is not None and code < 0
-               else f"exited with code {code}")
+        how = (
+            f"was killed by signal {_signal_name(-code)}"
+            if code is not None and code < 0
+            else f"exited with code {code}"
+        )
         message = outcome.result_error or f"the test process {how} before reporting a result"
         return Judgement(Verdict.RTE, message, _tail(outcome.stderr))
     return None
@@ -294,7 +352,7 @@ def running_step(stderr: bytes) -> int | None:
     at = stderr.rfind(STEP_MARKER)
     if at < 0:
         return None
-    number = stderr[at + len(STEP_MARKER):].split(b"\n", 1)[0]
+    number = stderr[at + len(STEP_MARKER) :].split(b"\n", 1)[0]
     return int(number) if number.isdigit() and len(number) < 8 else None
 
 
@@ -311,19 +369,21 @@ def while_running(judgement: Judgement, what: str) -> Judgement:
     """
     if judgement.verdict not in (Verdict.TLE, Verdict.MLE, Verdict.OLE) or not what:
         return judgement
-    return Judgement(judgement.verdict, f"{judgement.message}, while running {what}",
-                     judgement.details)
+    return Judgement(judgement.verdict, f"{judgement.message}, while running {what}", judgement.details)
 
 
-def judge_transcript(got_text: str, got_exit: int, expected_text: str, expected_exit: int,
-                     rules: Normalize) -> Judgement:
+def judge_transcript(
+    got_text: str, got_exit: int, expected_text: str, expected_exit: int, rules: Normalize
+) -> Judgement:
     """A program's output and exit code against the recorded ones, after normalizing both."""
     got_lines = normalized_lines(got_text, rules)
     expected_lines = normalized_lines(expected_text, rules)
     if got_lines != expected_lines:
-        return Judgement(Verdict.WA, "the output differs from the expected transcript "
-                         + where(got_lines, expected_lines), readable_diff(got_lines, expected_lines))
+        return Judgement(
+            Verdict.WA,
+            "the output differs from the expected transcript " + where(got_lines, expected_lines),
+            readable_diff(got_lines, expected_lines),
+        )
     if got_exit != expected_exit:
-        return Judgement(Verdict.WA, f"the program exited with code {got_exit}, expected "
-                         f"{expected_exit}")
+        return Judgement(Verdict.WA, f"the program exited with code {got_exit}, expected {expected_exit}")
     return Judgement(Verdict.AC)

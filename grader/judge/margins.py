@@ -40,9 +40,11 @@ def margin_problems(name: str, report: GradeReport, margin: float = MARGIN) -> l
         used = result.usage.cpu_s
         if limit is None or used <= 0 or limit >= margin * used:
             continue
-        problems.append(f"plain solution {name}: test {result.name} used {used:.2f} s of CPU, its "
-                        f"limit {limit:g} s is only {limit / used:.1f}x that (at least "
-                        f"{margin:g}x wanted)")
+        problems.append(
+            f"plain solution {name}: test {result.name} used {used:.2f} s of CPU, its "
+            f"limit {limit:g} s is only {limit / used:.1f}x that (at least "
+            f"{margin:g}x wanted)"
+        )
     return problems
 
 
@@ -55,10 +57,15 @@ def margin_line(name: str, report: GradeReport) -> str:
     >>> margin_line("AC/plain-student", report)
     'AC/plain-student: least CPU margin 4.5x (big: 2.00 s of 9 s)'
     """
-    margins = [(result.limits["cpu_s"] / result.usage.cpu_s, result) for result in report.results
-               if result.usage.cpu_s > 0 and "cpu_s" in result.limits]
+    margins = [
+        (result.limits["cpu_s"] / result.usage.cpu_s, result)
+        for result in report.results
+        if result.usage.cpu_s > 0 and "cpu_s" in result.limits
+    ]
     if not margins:
         return f"{name}: no CPU time measured"
     least, result = min(margins, key=lambda item: item[0])
-    return (f"{name}: least CPU margin {least:.1f}x ({result.name}: {result.usage.cpu_s:.2f} s "
-            f"of {result.limits['cpu_s']:g} s)")
+    return (
+        f"{name}: least CPU margin {least:.1f}x ({result.name}: {result.usage.cpu_s:.2f} s "
+        f"of {result.limits['cpu_s']:g} s)"
+    )

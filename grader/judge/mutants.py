@@ -26,7 +26,7 @@ from pathlib import Path
 from grader import owners
 from grader.exercise import Exercise
 from grader.judge.verdicts import Verdict
-from grader.suite.schema import SuiteError
+from grader.suite.model import SuiteError
 
 TESTS_LINE = "tests:"
 README = "README.md"
@@ -42,7 +42,6 @@ class Mutant:
     files: list[str]
     question: str | None = None  # the question whose function it breaks (`question:` line)
     whole: bool = False  # a folder of solutions/, not a diff
-
 
     @property
     def name(self) -> str:
@@ -67,13 +66,13 @@ def header_and_files(text: str) -> tuple[list[str], list[str]]:
     """
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith("--- ")), len(lines))
-    files = [line[4:].split("\t")[0].removeprefix("b/") for line in lines[start:]
-             if line.startswith("+++ ")]
+    files = [line[4:].split("\t")[0].removeprefix("b/") for line in lines[start:] if line.startswith("+++ ")]
     return lines[:start], files
 
 
-def parse(path: Path, verdict: Verdict, test_names: set[str] | None = None,
-          question_ids: set[str] | None = None) -> Mutant:
+def parse(
+    path: Path, verdict: Verdict, test_names: set[str] | None = None, question_ids: set[str] | None = None
+) -> Mutant:
     """A mutant file read and checked: a header line first, a diff of at least one file.
 
     `test_names` and `question_ids`, when given, are the suite's: a `tests:` line may name only
@@ -92,16 +91,19 @@ def parse(path: Path, verdict: Verdict, test_names: set[str] | None = None,
     question = None
     for line in header:
         if line.startswith(QUESTION_LINE):
-            question = line[len(QUESTION_LINE):].strip()
+            question = line[len(QUESTION_LINE) :].strip()
             if not question or (question_ids is not None and question not in question_ids):
-                raise SuiteError(f"{path}: '{line}': the suite declares no question "
-                                 f"'{question}' ({', '.join(sorted(question_ids or ()))})")
+                raise SuiteError(
+                    f"{path}: '{line}': the suite declares no question "
+                    f"'{question}' ({', '.join(sorted(question_ids or ()))})"
+                )
         if line.startswith(TESTS_LINE):
-            failing = [name.strip() for name in line[len(TESTS_LINE):].split(",") if name.strip()]
+            failing = [name.strip() for name in line[len(TESTS_LINE) :].split(",") if name.strip()]
             unknown = set(failing) - test_names if test_names is not None else set()
             if unknown or not failing:
-                raise SuiteError(f"{path}: '{line}': no test named "
-                                 f"{', '.join(sorted(unknown)) or '(none listed)'}")
+                raise SuiteError(
+                    f"{path}: '{line}': no test named {', '.join(sorted(unknown)) or '(none listed)'}"
+                )
     return Mutant(path, verdict, header[0].strip(), failing, files, question)
 
 
@@ -111,9 +113,10 @@ def solution(folder: Path) -> Mutant:
     try:
         summary = (folder / README).read_text(encoding="utf-8").splitlines()[:1]
     except (OSError, UnicodeDecodeError) as error:
-        raise SuiteError(f"{folder}: a solution needs a {README} saying how it differs from the "
-                         f"reference ({error.strerror if isinstance(error, OSError) else error})"
-                         ) from error
+        raise SuiteError(
+            f"{folder}: a solution needs a {README} saying how it differs from the "
+            f"reference ({error.strerror if isinstance(error, OSError) else error})"
+        ) from error
     if not summary or not summary[0].strip():
         raise SuiteError(f"{folder / README}: the first line must say how this solution differs")
     files = sorted(path.name for path in folder.iterdir() if path.is_file() and path.name != README)
@@ -122,8 +125,9 @@ def solution(folder: Path) -> Mutant:
     return Mutant(folder, Verdict.AC, summary[0].strip(), None, files, whole=True)
 
 
-def mutants_of(exercise: Exercise, test_names: set[str] | None = None,
-               question_ids: set[str] | None = None) -> list[Mutant]:
+def mutants_of(
+    exercise: Exercise, test_names: set[str] | None = None, question_ids: set[str] | None = None
+) -> list[Mutant]:
     """Every known submission of the exercise: mutants/VERDICT/*.diff sorted by verdict and
     name, then solutions/* (as AC/SOLUTION) by name."""
     found = _diffs(exercise, test_names, question_ids)
@@ -132,14 +136,14 @@ def mutants_of(exercise: Exercise, test_names: set[str] | None = None,
         for folder in sorted(p for p in exercise.solutions.iterdir() if p.is_dir()):
             whole = solution(folder)
             if whole.name in names:
-                raise SuiteError(f"{folder}: {whole.name} is also mutants/{whole.name}.diff; "
-                                 f"keep one of them")
+                raise SuiteError(
+                    f"{folder}: {whole.name} is also mutants/{whole.name}.diff; keep one of them"
+                )
             found.append(whole)
     return found
 
 
-def _diffs(exercise: Exercise, test_names: set[str] | None,
-           question_ids: set[str] | None) -> list[Mutant]:
+def _diffs(exercise: Exercise, test_names: set[str] | None, question_ids: set[str] | None) -> list[Mutant]:
     found: list[Mutant] = []
     if not exercise.mutants.is_dir():
         return found
@@ -147,13 +151,16 @@ def _diffs(exercise: Exercise, test_names: set[str] | None,
         try:
             verdict = Verdict(verdict_dir.name)
         except ValueError as error:
-            raise SuiteError(f"{verdict_dir}: '{verdict_dir.name}' is not a verdict "
-                             f"({', '.join(v.value for v in Verdict)})") from error
+            raise SuiteError(
+                f"{verdict_dir}: '{verdict_dir.name}' is not a verdict "
+                f"({', '.join(v.value for v in Verdict)})"
+            ) from error
         strays = sorted(p.name for p in verdict_dir.iterdir() if p.suffix != ".diff")
         if strays:
             raise SuiteError(f"{verdict_dir}: {', '.join(strays)}: a mutant is one MUTANT.diff file")
-        found += [parse(path, verdict, test_names, question_ids)
-                  for path in sorted(verdict_dir.glob("*.diff"))]
+        found += [
+            parse(path, verdict, test_names, question_ids) for path in sorted(verdict_dir.glob("*.diff"))
+        ]
     return found
 
 
@@ -169,18 +176,34 @@ def applied(mutant: Mutant, reference: Path) -> Iterator[Path]:
         return
     patch = shutil.which("patch")
     if patch is None:
-        raise SuiteError(f"{mutant.path}: GNU patch is needed to apply mutants and is not "
-                         "installed (apt-get install patch)")
+        raise SuiteError(
+            f"{mutant.path}: GNU patch is needed to apply mutants and is not "
+            "installed (apt-get install patch)"
+        )
     with tempfile.TemporaryDirectory(prefix=owners.scratch_prefix("mutant-")) as folder:
         for name in mutant.files:
             original = reference / name
             if not original.is_file():
                 raise SuiteError(f"{mutant.path}: patches {name}, which is not in {reference}")
             shutil.copyfile(original, Path(folder) / name)
-        run = subprocess.run([patch, "--batch", "--silent", "--forward", "--strip=1",
-                              "--no-backup-if-mismatch", "--reject-file=-", "--directory", folder,
-                              "--input", str(mutant.path.resolve())],
-                             capture_output=True, text=True, check=False)
+        run = subprocess.run(
+            [
+                patch,
+                "--batch",
+                "--silent",
+                "--forward",
+                "--strip=1",
+                "--no-backup-if-mismatch",
+                "--reject-file=-",
+                "--directory",
+                folder,
+                "--input",
+                str(mutant.path.resolve()),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if run.returncode != 0:
             why = " ".join((run.stdout + run.stderr).split()) or f"exit {run.returncode}"
             raise SuiteError(f"{mutant.path}: does not apply to {reference}: {why}")

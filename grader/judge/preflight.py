@@ -13,7 +13,8 @@ from grader.judge.helpers import helper_code, reference_available
 from grader.suite import expectations
 from grader.suite.cases import checker_function
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import Step, SuiteError, TestSpec
+from grader.suite.model import SuiteError
+from grader.suite.schema import Step, TestSpec
 
 UNKNOWABLE = "*"  # a module whose top-level names cannot be listed without running it
 
@@ -33,8 +34,9 @@ def static_problems(loaded: LoadedSuite, tests: list[TestSpec] | None = None) ->
     problems = Diagnostics()
     for name in suite.given:
         if not loaded.exercise.given_file(name).is_file():
-            problems.error("the given file named in the suite does not exist",
-                           file=loaded.exercise.given_file(name))
+            problems.error(
+                "the given file named in the suite does not exist", file=loaded.exercise.given_file(name)
+            )
     names = _module_names(loaded)
     for test in tests if tests is not None else suite.tests:
         key = f"tests.{test.name}"
@@ -45,12 +47,14 @@ def static_problems(loaded: LoadedSuite, tests: list[TestSpec] | None = None) ->
             continue
         for name in fixtures:
             if not (loaded.fixtures / name).is_file():
-                problems.error(f"input fixture of test '{test.name}' does not exist",
-                               file=loaded.fixtures / name)
+                problems.error(
+                    f"input fixture of test '{test.name}' does not exist", file=loaded.fixtures / name
+                )
         if test.transcript is not None:
             if f"{test.transcript.driver}.py" not in suite.given:
-                problems.error(f"{key}.transcript.driver: '{test.transcript.driver}' is not a "
-                               f"given file", file=where)
+                problems.error(
+                    f"{key}.transcript.driver: '{test.transcript.driver}' is not a given file", file=where
+                )
             continue
         index = suite.tests.index(test)
         for step, problem in _step_problems(test, expectations.steps_of(test, loaded), names):
@@ -66,19 +70,19 @@ def static_problems(loaded: LoadedSuite, tests: list[TestSpec] | None = None) ->
     return problems
 
 
-def _checker_problems(loaded: LoadedSuite, test: TestSpec, index: int,
-                      problems: Diagnostics) -> None:
+def _checker_problems(loaded: LoadedSuite, test: TestSpec, index: int, problems: Diagnostics) -> None:
     """Every checker the test names exists: its module in the fixtures, loading, and the
     function in it (one error per checker, at the line that names it)."""
     named: dict[str, tuple[str, int | None]] = {}
     if test.checker is not None:
-        named[test.checker] = (f"tests.{test.name}.checker",
-                               loaded.line_of("tests", index, "checker"))
+        named[test.checker] = (f"tests.{test.name}.checker", loaded.line_of("tests", index, "checker"))
     for number, step in enumerate(expectations.steps_of(test, loaded)):
         if step.checker is not None and step.checker not in named:
             path = ("steps", number, "checker") if test.steps else ("steps_from",)
-            named[step.checker] = (f"tests.{test.name}.{'.'.join(map(str, path))}",
-                                   loaded.line_of("tests", index, *path))
+            named[step.checker] = (
+                f"tests.{test.name}.{'.'.join(map(str, path))}",
+                loaded.line_of("tests", index, *path),
+            )
     for source, (key, line) in named.items():
         try:
             checker_function(loaded, source)
@@ -92,24 +96,30 @@ def expectation_problems(loaded: LoadedSuite, tests: list[TestSpec]) -> Diagnost
     fresh_check = loaded.exercise.reference.is_dir()
     for test in tests:
         recorded = expectations.call_file(loaded, test)
-        transcript = (loaded.fixtures / test.transcript.expected
-                      if test.transcript is not None else None)
-        unrecorded = next((path for path in (recorded, transcript)
-                           if path is not None and not path.is_file()), None)
+        transcript = loaded.fixtures / test.transcript.expected if test.transcript is not None else None
+        unrecorded = next(
+            (path for path in (recorded, transcript) if path is not None and not path.is_file()), None
+        )
         if unrecorded is not None:
-            problems.error(f"the expectation of test '{test.name}' is not recorded; run "
-                           f"`grader record {loaded.name}`", file=unrecorded)
+            problems.error(
+                f"the expectation of test '{test.name}' is not recorded; run `grader record {loaded.name}`",
+                file=unrecorded,
+            )
             continue
         try:
-            inputs_there = all((loaded.fixtures / name).is_file()
-                               for name in fixture_names(loaded, test))
+            inputs_there = all((loaded.fixtures / name).is_file() for name in fixture_names(loaded, test))
         except (SuiteError, OSError, ValueError, TypeError, AttributeError):
             continue  # static_problems says why
-        if fresh_check and inputs_there and expectations.recorded_fingerprint(loaded, test) \
-                != expectations.fingerprint(loaded, test):
-            problems.error(f"the expectation of test '{test.name}' is stale (the reference, the "
-                           f"test or its inputs changed); run `grader record {loaded.name}`",
-                           file=recorded)
+        if (
+            fresh_check
+            and inputs_there
+            and expectations.recorded_fingerprint(loaded, test) != expectations.fingerprint(loaded, test)
+        ):
+            problems.error(
+                f"the expectation of test '{test.name}' is stale (the reference, the "
+                f"test or its inputs changed); run `grader record {loaded.name}`",
+                file=recorded,
+            )
     return problems
 
 
@@ -152,8 +162,9 @@ def _refs(value: object) -> list[str]:
     return []
 
 
-def _step_problems(test: TestSpec, steps: list[Step],
-                   names: dict[str, tuple[Path, frozenset[str]]]) -> list[tuple[int, str]]:
+def _step_problems(
+    test: TestSpec, steps: list[Step], names: dict[str, tuple[Path, frozenset[str]]]
+) -> list[tuple[int, str]]:
     """(step index, problem) for targets that name no module, or a name (or a class's method)
     their module does not define, `$ref`s to no earlier `let`, and steps that grade a function the
     test replaces with the reference's own (reference_helpers)."""
@@ -161,8 +172,13 @@ def _step_problems(test: TestSpec, steps: list[Step],
     bound = {step.let for step in steps if step.let}
     graded = sorted({step.target for step in steps if step.compared} & set(test.reference_helpers))
     if graded:
-        problems.append((0, f"its steps call {', '.join(graded)}, which it also names in "
-                         "reference_helpers: a test grades the student's own function"))
+        problems.append(
+            (
+                0,
+                f"its steps call {', '.join(graded)}, which it also names in "
+                "reference_helpers: a test grades the student's own function",
+            )
+        )
     seen: set[str] = set()
     made: set[str] = set()
     for index, step in enumerate(steps):
@@ -181,8 +197,7 @@ def _step_problems(test: TestSpec, steps: list[Step],
     return problems
 
 
-def _target_problem(target: str, bound: set[str],
-                    names: dict[str, tuple[Path, frozenset[str]]]) -> str:
+def _target_problem(target: str, bound: set[str], names: dict[str, tuple[Path, frozenset[str]]]) -> str:
     """Why `target` (module.name[.member]) cannot be reached, or "" (a let name is not checked)."""
     head, _, rest = target.partition(".")
     if head in bound:
@@ -219,14 +234,19 @@ def class_members(path: Path, name: str) -> frozenset[str]:
     except (OSError, SyntaxError, ValueError):
         return frozenset({UNKNOWABLE})
     found = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == name]
-    if len(found) != 1 or any(not (isinstance(base, ast.Name) and base.id == "object")
-                              for base in found[0].bases):
+    if len(found) != 1 or any(
+        not (isinstance(base, ast.Name) and base.id == "object") for base in found[0].bases
+    ):
         return frozenset({UNKNOWABLE})
     members: set[str] = set()
     _collect(found[0].body, members)
     for node in ast.walk(found[0]):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
-                and isinstance(node.value, ast.Name) and node.value.id == "self":
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
             members.add(node.attr)
     if members & {"__getattr__", "__getattribute__"}:
         return frozenset({UNKNOWABLE})
@@ -240,12 +260,10 @@ def _module_names(loaded: LoadedSuite) -> dict[str, tuple[Path, frozenset[str]]]
     found: dict[str, tuple[Path, frozenset[str]]] = {}
     for name in suite.submit:
         path = loaded.exercise.reference / name
-        found[Path(name).stem] = (path, top_level_names(path) if path.is_file()
-                                  else frozenset({UNKNOWABLE}))
+        found[Path(name).stem] = (path, top_level_names(path) if path.is_file() else frozenset({UNKNOWABLE}))
     for name in suite.given:
         path = loaded.exercise.given_file(name)
-        found[Path(name).stem] = (path, top_level_names(path) if path.is_file()
-                                  else frozenset({UNKNOWABLE}))
+        found[Path(name).stem] = (path, top_level_names(path) if path.is_file() else frozenset({UNKNOWABLE}))
     return found
 
 
@@ -280,8 +298,9 @@ def _collect(body: list[ast.stmt], names: set[str]) -> None:
         elif isinstance(node, ast.Import):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            names.update(UNKNOWABLE if alias.name == "*" else alias.asname or alias.name
-                         for alias in node.names)
+            names.update(
+                UNKNOWABLE if alias.name == "*" else alias.asname or alias.name for alias in node.names
+            )
         elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
             for block in ("body", "orelse", "finalbody"):
                 _collect(getattr(node, block, []), names)

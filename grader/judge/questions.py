@@ -23,8 +23,7 @@ class QuestionScore:
         return not self.lost
 
 
-def question_scores(results: Iterable[TestResult],
-                    titles: Mapping[str, str]) -> list[QuestionScore]:
+def question_scores(results: Iterable[TestResult], titles: Mapping[str, str]) -> list[QuestionScore]:
     """The points of each question, in the suite's order of the questions (none: no question).
 
     >>> from grader.judge.verdicts import Verdict
@@ -46,6 +45,8 @@ def question_scores(results: Iterable[TestResult],
         most[result.question] += result.max_points
         if not result.passed:
             lost[result.question].append(result.name)
-    return [QuestionScore(question, title, points[question], most[question],
-                          tuple(lost[question])) for question, title in titles.items()
-            if most[question] or lost[question]]
+    return [
+        QuestionScore(question, title, points[question], most[question], tuple(lost[question]))
+        for question, title in titles.items()
+        if most[question] or lost[question]
+    ]

@@ -42,8 +42,9 @@ from grader.run.submission import Prepared, prepare
 from grader.run.watchdog import RunOutcome
 from grader.sandboxes import Confinement
 from grader.suite import expectations
+from grader.suite.limits import Limits
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import Limits, Step, TestSpec, Transcript
+from grader.suite.schema import Step, TestSpec, Transcript
 
 
 @dataclass(frozen=True)
@@ -91,15 +92,23 @@ def compile_limits(loaded: LoadedSuite) -> CompileLimits:
 
 
 @contextmanager
-def prepared_submission(loaded: LoadedSuite, source: Path,
-                        overlay: Path | None = None) -> Iterator[tuple[Prepared, Path]]:
+def prepared_submission(
+    loaded: LoadedSuite, source: Path, overlay: Path | None = None
+) -> Iterator[tuple[Prepared, Path]]:
     """The submission laid out in a fresh scratch folder that names this process as its owner
     (removed on the way out; if this process is killed, by the next grader that starts)."""
     scratch = Path(tempfile.mkdtemp(prefix=owners.scratch_prefix(), dir=_scratch_root()))
     try:
         suite = loaded.suite
-        prepared = prepare(source, suite.exercise, suite.submit, suite.given, scratch / "code",
-                           overlay=overlay, compile_limits=compile_limits(loaded))
+        prepared = prepare(
+            source,
+            suite.exercise,
+            suite.submit,
+            suite.given,
+            scratch / "code",
+            overlay=overlay,
+            compile_limits=compile_limits(loaded),
+        )
         yield prepared, scratch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -121,8 +130,14 @@ def program_run(spec: Transcript) -> str:
 class Grader:
     """Runs the tests of one suite on one submission, under limits resolved beforehand."""
 
-    def __init__(self, loaded: LoadedSuite, prepared: Prepared, scratch: Path,
-                 limits: Mapping[str, TestLimits], sandbox: Confinement) -> None:
+    def __init__(
+        self,
+        loaded: LoadedSuite,
+        prepared: Prepared,
+        scratch: Path,
+        limits: Mapping[str, TestLimits],
+        sandbox: Confinement,
+    ) -> None:
         self.loaded = loaded
         self.suite = loaded.suite
         self.prepared = prepared
@@ -132,8 +147,9 @@ class Grader:
         self.inputs.mkdir(mode=0o700, exist_ok=True)  # tests pass through, never list: run_test
         self.test_inputs = self.inputs
         self.sandbox = sandbox
-        self.server = ForkServer(prepared.code_dir, scratch, sandbox, inputs=self.inputs,
-                                 env=loaded.suite.env)
+        self.server = ForkServer(
+            prepared.code_dir, scratch, sandbox, inputs=self.inputs, env=loaded.suite.env
+        )
         self.with_reference_helpers = reference_available(loaded)
 
     def __enter__(self) -> Grader:
@@ -145,8 +161,7 @@ class Grader:
 
     def shown(self, text: str) -> str:
         """`text` as students may see it: inert, and without the grader's own paths."""
-        for folder in (self.prepared.code_dir, self.test_inputs, self.inputs, self.scratch,
-                       project_root()):
+        for folder in (self.prepared.code_dir, self.test_inputs, self.inputs, self.scratch, project_root()):
             text = text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")
         return inert_text(text)
 
@@ -176,8 +191,12 @@ class Grader:
             return TestRun(None, stopped=Judgement(Verdict.JE, self.prepared.compile_problem))
         if self.prepared.syntax_errors:
             name, error = next(iter(self.prepared.syntax_errors.items()))
-            return TestRun(None, stopped=Judgement(Verdict.CE, f"{name} does not compile", error,
-                                                   cause=f"{name} does not compile"))
+            return TestRun(
+                None,
+                stopped=Judgement(
+                    Verdict.CE, f"{name} does not compile", error, cause=f"{name} does not compile"
+                ),
+            )
         if (full := self.server.disk_problem(limits)) is not None:
             return TestRun(None, stopped=Judgement(Verdict.JE, full))
         helpers = helper_code(self.loaded, test, swapped) if swapped else []
@@ -194,8 +213,7 @@ class Grader:
         finally:
             shutil.rmtree(self.test_inputs, ignore_errors=True)
 
-    def grade_test(self, test: TestSpec,
-                   swapped: Sequence[str] = ()) -> tuple[Judgement, TestRun]:
+    def grade_test(self, test: TestSpec, swapped: Sequence[str] = ()) -> tuple[Judgement, TestRun]:
         """Run one test (with the reference's `swapped` helpers) and judge it against its
         recorded expectations."""
         run = self.run_test(test, swapped)
@@ -205,16 +223,26 @@ class Grader:
             assert isinstance(run.observed, dict) and run.outcome is not None
             expected_text, expected_exit = expectations.load_transcript(self.loaded, test)
             text = run.outcome.stdout.decode("utf-8", "replace")
-            judged = judge_transcript(text, run.observed["exit"], expected_text, expected_exit,
-                                      test.normalize or self.suite.normalize)
+            judged = judge_transcript(
+                text,
+                run.observed["exit"],
+                expected_text,
+                expected_exit,
+                test.normalize or self.suite.normalize,
+            )
             if judged.verdict is not Verdict.AC:
-                judged = Judgement(judged.verdict, f"{program_run(test.transcript)}: "
-                                   f"{judged.message}", judged.details)
+                judged = Judgement(
+                    judged.verdict, f"{program_run(test.transcript)}: {judged.message}", judged.details
+                )
             return judged, run
         assert isinstance(run.observed, list)
         expected = expectations.load_call(self.loaded, test)
-        return judge_steps(expectations.steps_of(test, self.loaded), run.observed, expected,
-                           partial(run_checker, self.loaded)), run
+        return judge_steps(
+            expectations.steps_of(test, self.loaded),
+            run.observed,
+            expected,
+            partial(run_checker, self.loaded),
+        ), run
 
     def _run_calls(self, test: TestSpec, limits: Limits, helpers: list[HelperCode]) -> TestRun:
         steps = expectations.steps_of(test, self.loaded)
@@ -227,8 +255,10 @@ class Grader:
         try:
             return TestRun(outcome, observed=received.step_outcomes(outcome.result))
         except received.Malformed as error:
-            return TestRun(outcome, stopped=Judgement(
-                Verdict.RTE, f"the test process sent back a malformed result ({error})"))
+            return TestRun(
+                outcome,
+                stopped=Judgement(Verdict.RTE, f"the test process sent back a malformed result ({error})"),
+            )
 
     def _wire_step(self, step: Step) -> dict[str, Any]:
         data = step.model_dump(exclude_defaults=True)
@@ -242,8 +272,7 @@ class Grader:
             return [self._wire_arg(item) for item in arg]
         return arg
 
-    def _run_transcript(self, test: TestSpec, limits: Limits,
-                        helpers: list[HelperCode]) -> TestRun:
+    def _run_transcript(self, test: TestSpec, limits: Limits, helpers: list[HelperCode]) -> TestRun:
         spec = test.transcript
         assert spec is not None
         argv = [str(self.input_file(a["fixture"])) if isinstance(a, dict) else a for a in spec.args]
@@ -255,8 +284,12 @@ class Grader:
         try:
             result = received.driver_outcome(outcome.result)
         except received.Malformed as malformed:
-            return TestRun(outcome, stopped=Judgement(
-                Verdict.RTE, f"the test process sent back a malformed result ({malformed})"))
+            return TestRun(
+                outcome,
+                stopped=Judgement(
+                    Verdict.RTE, f"the test process sent back a malformed result ({malformed})"
+                ),
+            )
         if result["error"] is not None:
             return TestRun(outcome, stopped=judge_exception(result["error"], program_run(spec)))
         return TestRun(outcome, observed=ProgramRun(exit=result["exit"], stdout=outcome.stdout))

@@ -68,11 +68,12 @@ def where(got: list[str], expected: list[str]) -> str:
     """
     index = first_difference(got, expected)
     if index >= len(expected):
-        return (f"at line {index + 1}: your output goes on after the expected end "
-                f"({len(got)} lines, expected {len(expected)})")
+        return (
+            f"at line {index + 1}: your output goes on after the expected end "
+            f"({len(got)} lines, expected {len(expected)})"
+        )
     if index >= len(got):
-        return f"at line {index + 1}: your output stops there ({len(got)} lines, expected " \
-               f"{len(expected)})"
+        return f"at line {index + 1}: your output stops there ({len(got)} lines, expected {len(expected)})"
     return f"at line {index + 1}"
 
 
@@ -87,8 +88,10 @@ def _hunks(expected: list[str], got: list[str], offset: int) -> Iterator[str]:
     matcher = difflib.SequenceMatcher(None, expected, got, autojunk=False)
     for group in matcher.get_grouped_opcodes(DIFF_CONTEXT_LINES):
         first, last = group[0], group[-1]
-        yield (f"@@ -{_range(offset + first[1], last[2] - first[1])} "
-               f"+{_range(offset + first[3], last[4] - first[3])} @@")
+        yield (
+            f"@@ -{_range(offset + first[1], last[2] - first[1])} "
+            f"+{_range(offset + first[3], last[4] - first[3])} @@"
+        )
         for tag, a_low, a_high, b_low, b_high in group:
             if tag == "equal":
                 yield from (" " + line for line in expected[a_low:a_high])

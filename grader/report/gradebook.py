@@ -56,8 +56,13 @@ CREATE TABLE IF NOT EXISTS tests (
 );
 """
 
-IDENTITY_KEYS = ("exercise", "suite_fingerprint", "expectations_fingerprint", "submission_hash",
-                 "grader_version")
+IDENTITY_KEYS = (
+    "exercise",
+    "suite_fingerprint",
+    "expectations_fingerprint",
+    "submission_hash",
+    "grader_version",
+)
 
 
 class GradebookError(UserError):
@@ -97,33 +102,47 @@ class Attempt:
     hidden_points_not_run: float = 0.0  # hidden tests' points still to be graded (a --public run)
 
 
-def attempt_from_results(student: str, identity: dict[str, str], status: str,
-                         data: dict[str, Any], graded_at: str) -> Attempt:
+def attempt_from_results(
+    student: str, identity: dict[str, str], status: str, data: dict[str, Any], graded_at: str
+) -> Attempt:
     """An attempt from Gradescope's results.json of the grading (texts already inert)."""
     tests = []
     for test in data["tests"]:
         extra = test.get("extra_data", {})
-        tests.append(TestRow(test=test["name"], kind=str(extra.get("kind", "call")),
-                             verdict=str(extra.get("verdict", "")), points=float(test["score"]),
-                             max_points=float(test["max_score"]),
-                             cpu_s=float(extra.get("cpu_s", 0.0)),
-                             wall_s=float(extra.get("wall_s", 0.0)),
-                             peak_mb=float(extra.get("peak_mb") or 0.0),
-                             resident_mb=float(extra.get("resident_mb", 0.0)),
-                             output=str(test.get("output", "")),
-                             question=str(extra.get("question", "") or "")))
-    return Attempt(attempt=0, student=student, identity=identity, status=status,
-                   score=float(data["score"]), max_score=float(data["extra_data"]["max_score"]),
-                   notes=str(data.get("output", "")), graded_at=graded_at, tests=tests,
-                   boundary=_boundary_of(data), question_titles=_question_titles(data),
-                   hidden_points_not_run=float(
-                       data["extra_data"].get("hidden_points_not_run", 0.0)))
+        tests.append(
+            TestRow(
+                test=test["name"],
+                kind=str(extra.get("kind", "call")),
+                verdict=str(extra.get("verdict", "")),
+                points=float(test["score"]),
+                max_points=float(test["max_score"]),
+                cpu_s=float(extra.get("cpu_s", 0.0)),
+                wall_s=float(extra.get("wall_s", 0.0)),
+                peak_mb=float(extra.get("peak_mb") or 0.0),
+                resident_mb=float(extra.get("resident_mb", 0.0)),
+                output=str(test.get("output", "")),
+                question=str(extra.get("question", "") or ""),
+            )
+        )
+    return Attempt(
+        attempt=0,
+        student=student,
+        identity=identity,
+        status=status,
+        score=float(data["score"]),
+        max_score=float(data["extra_data"]["max_score"]),
+        notes=str(data.get("output", "")),
+        graded_at=graded_at,
+        tests=tests,
+        boundary=_boundary_of(data),
+        question_titles=_question_titles(data),
+        hidden_points_not_run=float(data["extra_data"].get("hidden_points_not_run", 0.0)),
+    )
 
 
 def _question_titles(data: dict[str, Any]) -> dict[str, str]:
     questions = data.get("extra_data", {}).get("questions", [])
-    return {str(question["id"]): str(question.get("title") or question["id"])
-            for question in questions}
+    return {str(question["id"]): str(question.get("title") or question["id"]) for question in questions}
 
 
 def _boundary_of(data: dict[str, Any]) -> str:
@@ -149,12 +168,10 @@ class Gradebook:
             self.connection.executescript(SCHEMA)
             columns = {row[1] for row in self.connection.execute("PRAGMA table_info(attempts)")}
             if "boundary" not in columns:  # gradebooks written before the boundary was recorded
-                self.connection.execute(
-                    "ALTER TABLE attempts ADD COLUMN boundary TEXT NOT NULL DEFAULT ''")
+                self.connection.execute("ALTER TABLE attempts ADD COLUMN boundary TEXT NOT NULL DEFAULT ''")
             test_columns = {row[1] for row in self.connection.execute("PRAGMA table_info(tests)")}
             if "question" not in test_columns:  # gradebooks written before questions were kept
-                self.connection.execute(
-                    "ALTER TABLE tests ADD COLUMN question TEXT NOT NULL DEFAULT ''")
+                self.connection.execute("ALTER TABLE tests ADD COLUMN question TEXT NOT NULL DEFAULT ''")
         except (sqlite3.Error, OSError) as error:
             raise GradebookError(f"{path}: not a usable gradebook ({error})") from error
 
@@ -179,13 +196,13 @@ class Gradebook:
         """Mark the gradebook as `exercise`'s; one holding another exercise is a GradebookError."""
         owner = self.exercise()
         if owner is not None and owner != exercise:
-            raise GradebookError(f"{self.path}: this --out holds the grades of exercise "
-                                 f"'{inert_text(owner)}', not '{exercise}'; choose another --out")
+            raise GradebookError(
+                f"{self.path}: this --out holds the grades of exercise "
+                f"'{inert_text(owner)}', not '{exercise}'; choose another --out"
+            )
         with self.connection:
-            self.connection.execute("INSERT OR IGNORE INTO about VALUES ('exercise', ?)",
-                                    (exercise,))
-            self.connection.execute("INSERT OR IGNORE INTO about VALUES ('schema', ?)",
-                                    (SCHEMA_VERSION,))
+            self.connection.execute("INSERT OR IGNORE INTO about VALUES ('exercise', ?)", (exercise,))
+            self.connection.execute("INSERT OR IGNORE INTO about VALUES ('schema', ?)", (SCHEMA_VERSION,))
 
     def add(self, attempt: Attempt, key: str | None = None) -> int:
         """Store one attempt and its tests in one transaction; returns its number. With a `key`
@@ -196,8 +213,7 @@ class Gradebook:
         try:
             connection.execute("BEGIN IMMEDIATE")
             if key is not None:
-                row = connection.execute("SELECT attempt FROM keys WHERE key = ?",
-                                         (key,)).fetchone()
+                row = connection.execute("SELECT attempt FROM keys WHERE key = ?", (key,)).fetchone()
                 if row is not None:
                     connection.execute("COMMIT")
                     attempt.attempt = int(row[0])
@@ -206,16 +222,41 @@ class Gradebook:
                 "INSERT INTO attempts (student, exercise, suite_fingerprint, "
                 "expectations_fingerprint, submission_hash, grader_version, status, score, "
                 "max_score, notes, graded_at, boundary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (attempt.student, *identity, attempt.status, attempt.score, attempt.max_score,
-                 attempt.notes, attempt.graded_at, attempt.boundary))
+                (
+                    attempt.student,
+                    *identity,
+                    attempt.status,
+                    attempt.score,
+                    attempt.max_score,
+                    attempt.notes,
+                    attempt.graded_at,
+                    attempt.boundary,
+                ),
+            )
             number = int(cursor.lastrowid or 0)
             connection.executemany(
                 "INSERT INTO tests (attempt, position, test, kind, verdict, points, max_points, "
                 "cpu_s, wall_s, peak_mb, resident_mb, output, question) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(number, position, t.test, t.kind, t.verdict, t.points, t.max_points, t.cpu_s,
-                  t.wall_s, t.peak_mb, t.resident_mb, t.output, t.question)
-                 for position, t in enumerate(attempt.tests)])
+                [
+                    (
+                        number,
+                        position,
+                        t.test,
+                        t.kind,
+                        t.verdict,
+                        t.points,
+                        t.max_points,
+                        t.cpu_s,
+                        t.wall_s,
+                        t.peak_mb,
+                        t.resident_mb,
+                        t.output,
+                        t.question,
+                    )
+                    for position, t in enumerate(attempt.tests)
+                ],
+            )
             if key is not None:
                 connection.execute("INSERT INTO keys VALUES (?, ?)", (key, number))
             connection.execute("COMMIT")
@@ -231,28 +272,30 @@ class Gradebook:
     def keyed(self, key: str) -> Attempt | None:
         """The attempt stored under `key` (`add(attempt, key)`), if any."""
         row = self.connection.execute(
-            "SELECT attempts.* FROM keys JOIN attempts USING (attempt) WHERE key = ?",
-            (key,)).fetchone()
+            "SELECT attempts.* FROM keys JOIN attempts USING (attempt) WHERE key = ?", (key,)
+        ).fetchone()
         return self._attempt(row) if row is not None else None
 
     def history(self, student: str, count: int = 2) -> list[Attempt]:
         """The student's last `count` attempts (-1: all of them), newest first."""
         rows = self.connection.execute(
-            "SELECT * FROM attempts WHERE student = ? ORDER BY attempt DESC LIMIT ?",
-            (student, count)).fetchall()
+            "SELECT * FROM attempts WHERE student = ? ORDER BY attempt DESC LIMIT ?", (student, count)
+        ).fetchall()
         return [self._attempt(row) for row in rows]
 
     def latest(self, students: Iterable[str] | None = None) -> dict[str, Attempt]:
         """Each student's newest attempt (only `students`, when given)."""
         rows = self.connection.execute(
             "SELECT * FROM attempts WHERE attempt IN (SELECT MAX(attempt) FROM attempts "
-            "GROUP BY student) ORDER BY student").fetchall()
+            "GROUP BY student) ORDER BY student"
+        ).fetchall()
         wanted = set(students) if students is not None else None
         return {row[1]: self._attempt(row) for row in rows if wanted is None or row[1] in wanted}
 
     def attempt_count(self, student: str) -> int:
-        row = self.connection.execute("SELECT COUNT(*) FROM attempts WHERE student = ?",
-                                      (student,)).fetchone()
+        row = self.connection.execute(
+            "SELECT COUNT(*) FROM attempts WHERE student = ?", (student,)
+        ).fetchone()
         return int(row[0])
 
     def students(self) -> list[str]:
@@ -260,16 +303,44 @@ class Gradebook:
         return [str(row[0]) for row in rows]
 
     def _attempt(self, row: tuple[Any, ...]) -> Attempt:
-        (number, student, exercise, suite_fp, expected_fp, submission, version, status, score,
-         max_score, notes, graded_at, boundary) = row
-        identity = dict(zip(IDENTITY_KEYS, (exercise, suite_fp, expected_fp, submission, version),
-                            strict=True))
-        tests = [TestRow(*values) for values in self.connection.execute(
-            "SELECT test, kind, verdict, points, max_points, cpu_s, wall_s, peak_mb, resident_mb, "
-            "output, question FROM tests WHERE attempt = ? ORDER BY position", (number,))]
-        return Attempt(attempt=number, student=student, identity=identity, status=status,
-                       score=score, max_score=max_score, notes=notes, graded_at=graded_at,
-                       tests=tests, boundary=boundary)
+        (
+            number,
+            student,
+            exercise,
+            suite_fp,
+            expected_fp,
+            submission,
+            version,
+            status,
+            score,
+            max_score,
+            notes,
+            graded_at,
+            boundary,
+        ) = row
+        identity = dict(
+            zip(IDENTITY_KEYS, (exercise, suite_fp, expected_fp, submission, version), strict=True)
+        )
+        tests = [
+            TestRow(*values)
+            for values in self.connection.execute(
+                "SELECT test, kind, verdict, points, max_points, cpu_s, wall_s, peak_mb, resident_mb, "
+                "output, question FROM tests WHERE attempt = ? ORDER BY position",
+                (number,),
+            )
+        ]
+        return Attempt(
+            attempt=number,
+            student=student,
+            identity=identity,
+            status=status,
+            score=score,
+            max_score=max_score,
+            notes=notes,
+            graded_at=graded_at,
+            tests=tests,
+            boundary=boundary,
+        )
 
 
 @dataclass
@@ -289,8 +360,9 @@ def changes(book: Gradebook) -> list[Change]:
     for student in book.students():
         after, *earlier = book.history(student, count=-1)
         submitted = after.identity.get("submission_hash")
-        before = next((attempt for attempt in earlier
-                       if attempt.identity.get("submission_hash") == submitted), None)
+        before = next(
+            (attempt for attempt in earlier if attempt.identity.get("submission_hash") == submitted), None
+        )
         if submitted is None or before is None or before.score == after.score:
             continue
         found.append(change(student, before, after))
@@ -302,9 +374,11 @@ def change(student: str, before: Attempt, after: Attempt) -> Change:
     old = {t.test: t for t in before.tests}
     new = {t.test: t for t in after.tests}
     names = [t.test for t in after.tests] + [n for n in old if n not in new]
-    moved = [(name, old.get(name), new.get(name)) for name in names
-             if (old[name].points if name in old else None)
-             != (new[name].points if name in new else None)]
+    moved = [
+        (name, old.get(name), new.get(name))
+        for name in names
+        if (old[name].points if name in old else None) != (new[name].points if name in new else None)
+    ]
     return Change(student=student, before=before, after=after, tests=moved)
 
 
@@ -317,9 +391,10 @@ def change_lines(found: list[Change]) -> list[str]:
     (`grader gradebook --changes` and the service's regrade page)."""
     lines = []
     for moved in found:
-        lines.append(f"{moved.student}: {moved.before.score:g}/{moved.before.max_score:g} -> "
-                     f"{moved.after.score:g}/{moved.after.max_score:g} (graded "
-                     f"{moved.before.graded_at} -> {moved.after.graded_at})")
-        lines += [f"  {name}: {_points(before)} -> {_points(after)}"
-                  for name, before, after in moved.tests]
+        lines.append(
+            f"{moved.student}: {moved.before.score:g}/{moved.before.max_score:g} -> "
+            f"{moved.after.score:g}/{moved.after.max_score:g} (graded "
+            f"{moved.before.graded_at} -> {moved.after.graded_at})"
+        )
+        lines += [f"  {name}: {_points(before)} -> {_points(after)}" for name, before, after in moved.tests]
     return lines

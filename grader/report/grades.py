@@ -23,8 +23,9 @@ def number(value: float) -> str:
     return f"{value:g}"
 
 
-def grades_csv(tests: list[str], max_score: float, attempts: dict[str, Attempt],
-               roster: Roster | None = None) -> str:
+def grades_csv(
+    tests: list[str], max_score: float, attempts: dict[str, Attempt], roster: Roster | None = None
+) -> str:
     """The class's grades; every cell a student or a roster controls passes csv_cell."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -33,17 +34,28 @@ def grades_csv(tests: list[str], max_score: float, attempts: dict[str, Attempt],
     order = list(roster.rows) if roster is not None else []
     order += sorted(student for student in attempts if student not in set(order))
     for student in order:
-        front = [csv_cell(cell) for cell in roster.rows.get(student, [""] * len(columns))] \
-            if roster is not None else []
+        front = (
+            [csv_cell(cell) for cell in roster.rows.get(student, [""] * len(columns))]
+            if roster is not None
+            else []
+        )
         attempt = attempts.get(student)
         if attempt is None:
-            writer.writerow([*front, csv_cell(student), MISSING, "0", number(max_score),
-                             *([""] * len(tests))])
+            writer.writerow(
+                [*front, csv_cell(student), MISSING, "0", number(max_score), *([""] * len(tests))]
+            )
             continue
         points = {row.test: row.points for row in attempt.tests}
-        writer.writerow([*front, csv_cell(student), attempt.status, number(attempt.score),
-                         number(attempt.max_score),
-                         *(number(points[name]) if name in points else "" for name in tests)])
+        writer.writerow(
+            [
+                *front,
+                csv_cell(student),
+                attempt.status,
+                number(attempt.score),
+                number(attempt.max_score),
+                *(number(points[name]) if name in points else "" for name in tests),
+            ]
+        )
     return buffer.getvalue()
 
 
@@ -87,8 +99,9 @@ def lms_csv(lms: str, assignment: str, max_score: float, grades: list[LmsGrade])
         writer.writerow([*CANVAS_IDENTITY, column])
         writer.writerow([CANVAS_POINTS_POSSIBLE, "", "", "", "", number(max_score)])
         for grade in grades:
-            writer.writerow([csv_cell(grade.name or grade.login), "", "", csv_cell(grade.login), "",
-                             number(grade.score)])
+            writer.writerow(
+                [csv_cell(grade.name or grade.login), "", "", csv_cell(grade.login), "", number(grade.score)]
+            )
     elif lms == "moodle":
         writer.writerow([*MOODLE_IDENTITY, column])
         for grade in grades:

@@ -47,8 +47,7 @@ failure texts are withheld)'
         parts = [f"{self.visible:g} of the {points(self.visible_max).replace('point', 'visible point')}"]
         if self.hidden_max:
             withheld = " (their failure texts are withheld)" if hidden_texts_withheld else ""
-            parts.append(f"{self.hidden:g} of the {points(self.hidden_max)} in hidden tests"
-                         + withheld)
+            parts.append(f"{self.hidden:g} of the {points(self.hidden_max)} in hidden tests" + withheld)
         if self.hidden_not_run:
             parts.append(f"{points(self.hidden_not_run)} in hidden tests, graded later")
         text = "; ".join(parts)
@@ -61,11 +60,13 @@ failure texts are withheld)'
 def points_split(report: GradeReport) -> PointsSplit:
     visible = [result for result in report.results if result.visibility == "visible"]
     hidden = [result for result in report.results if result.visibility != "visible"]
-    return PointsSplit(visible=sum(r.points for r in visible),
-                       visible_max=sum(r.max_points for r in visible),
-                       hidden=sum(r.points for r in hidden),
-                       hidden_max=sum(r.max_points for r in hidden),
-                       hidden_not_run=report.hidden_points_not_run)
+    return PointsSplit(
+        visible=sum(r.points for r in visible),
+        visible_max=sum(r.max_points for r in visible),
+        hidden=sum(r.points for r in hidden),
+        hidden_max=sum(r.max_points for r in hidden),
+        hidden_not_run=report.hidden_points_not_run,
+    )
 
 
 def import_failure_text(failure: TestResult) -> str:
@@ -87,10 +88,10 @@ def failed_tests(names: list[str], verdicts: dict[str, str]) -> str:
     >>> failed_tests(["a", "b"], {"a": "WA", "b": "CE"})
     'a (WA), b (CE)'
     """
-    return ", ".join(f"{name} ({verdicts[name]})" if name in verdicts else name
-                     for name in names)
+    return ", ".join(f"{name} ({verdicts[name]})" if name in verdicts else name for name in names)
 
 
 def verdicts_of(report: GradeReport) -> dict[str, str]:
-    return {result.name: result.verdict.value for result in report.results
-            if result.verdict is not Verdict.AC}
+    return {
+        result.name: result.verdict.value for result in report.results if result.verdict is not Verdict.AC
+    }

@@ -25,9 +25,17 @@ from grader.report.headline import (
     verdicts_of,
 )
 
-VERDICT_STYLES = {Verdict.AC: "green", Verdict.WA: "red", Verdict.TLE: "yellow",
-                  Verdict.MLE: "yellow", Verdict.RTE: "red", Verdict.OLE: "yellow",
-                  Verdict.NI: "dim", Verdict.CE: "magenta", Verdict.JE: "bold red"}
+VERDICT_STYLES = {
+    Verdict.AC: "green",
+    Verdict.WA: "red",
+    Verdict.TLE: "yellow",
+    Verdict.MLE: "yellow",
+    Verdict.RTE: "red",
+    Verdict.OLE: "yellow",
+    Verdict.NI: "dim",
+    Verdict.CE: "magenta",
+    Verdict.JE: "bold red",
+}
 
 
 def failure_text(result: TestResult) -> str:
@@ -69,22 +77,37 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
     print_questions(report, console)
     console.print(Text(f"Points: {points_split(report).statement()}"))
     table = Table(title="Tests", title_justify="left")
-    for column, justify in (("test", "left"), ("verdict", "left"), ("points", "right"),
-                            ("cpu s", "right"), ("wall s", "right"), ("peak MB", "right")):
+    for column, justify in (
+        ("test", "left"),
+        ("verdict", "left"),
+        ("points", "right"),
+        ("cpu s", "right"),
+        ("wall s", "right"),
+        ("peak MB", "right"),
+    ):
         # A name is folded onto more lines when the terminal (or a pipe's 80 columns) is too
         # narrow, never cut: it is what the student searches for in the suite.
-        table.add_column(column, justify=justify,  # type: ignore[arg-type]
-                         overflow="fold" if column == "test" else "ellipsis",
-                         no_wrap=column not in ("test", "verdict"))
+        table.add_column(
+            column,
+            justify=justify,  # type: ignore[arg-type]
+            overflow="fold" if column == "test" else "ellipsis",
+            no_wrap=column not in ("test", "verdict"),
+        )
     for result in report.results:
         name = result.name
         if result.visibility != "visible":
             name += f" ({result.visibility})"
-        verdict = Text(result.verdict.value if failure is None else SEE_ABOVE,
-                       style=VERDICT_STYLES[result.verdict])
-        table.add_row(Text(inert_text(name)), verdict, f"{result.points:g}/{result.max_points:g}",
-                      f"{result.usage.cpu_s:.3f}", f"{result.usage.wall_s:.3f}",
-                      peak_text(result.usage))
+        verdict = Text(
+            result.verdict.value if failure is None else SEE_ABOVE, style=VERDICT_STYLES[result.verdict]
+        )
+        table.add_row(
+            Text(inert_text(name)),
+            verdict,
+            f"{result.points:g}/{result.max_points:g}",
+            f"{result.usage.cpu_s:.3f}",
+            f"{result.usage.wall_s:.3f}",
+            peak_text(result.usage),
+        )
     console.print(table)
     for note in notes_beside(report):
         console.print(Text.assemble(("note:", "yellow"), " ", inert_text(note)))
@@ -93,8 +116,10 @@ def print_report(report: GradeReport, console: Console | None = None) -> None:
         for result in said:
             console.rule(Text(inert_text(f"{result.name}: {result.verdict.value}")), align="left")
             console.print(Text(failure_text(result)))
-    console.print(f"[bold]Score: {report.score:g} / {report.max_score:g}[/]"
-                  f"  (sandbox: {escape(inert_text(report.sandbox or 'none'))})")
+    console.print(
+        f"[bold]Score: {report.score:g} / {report.max_score:g}[/]"
+        f"  (sandbox: {escape(inert_text(report.sandbox or 'none'))})"
+    )
     if report.boundary:
         console.print(f"boundary: {escape(inert_text(report.boundary))}")
 
@@ -110,23 +135,36 @@ def print_questions(report: GradeReport, console: Console) -> None:
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for score in scores:
         name = score.id if score.title == score.id else f"{score.id}: {score.title}"
-        table.add_row(Text(inert_text(name)), f"{score.points:g}/{score.max_points:g}",
-                      Text(inert_text(failed_tests(list(score.lost), verdicts))))
+        table.add_row(
+            Text(inert_text(name)),
+            f"{score.points:g}/{score.max_points:g}",
+            Text(inert_text(failed_tests(list(score.lost), verdicts))),
+        )
     console.print(table)
 
 
 def questions_json(report: GradeReport) -> list[dict[str, Any]]:
     """Points per question, for results.json's extra_data."""
-    return [{"id": score.id, "title": score.title, "score": score.points,
-             "max_score": score.max_points, "lost": list(score.lost)}
-            for score in report.questions]
+    return [
+        {
+            "id": score.id,
+            "title": score.title,
+            "score": score.points,
+            "max_score": score.max_points,
+            "lost": list(score.lost),
+        }
+        for score in report.questions
+    ]
 
 
 def cost_json(report: GradeReport) -> dict[str, float]:
     """CPU seconds: what the tests' results report, every run of a test (the re-runs that
     explain a failure included), and the whole grading (grader, fork servers, tests)."""
-    return {"tests_cpu_s": round(report.tests_cpu_s, 3), "runs_cpu_s": report.cost.runs_cpu_s,
-            "grading_cpu_s": report.cost.grading_cpu_s}
+    return {
+        "tests_cpu_s": round(report.tests_cpu_s, 3),
+        "runs_cpu_s": report.cost.runs_cpu_s,
+        "grading_cpu_s": report.cost.grading_cpu_s,
+    }
 
 
 def test_output(result: TestResult, import_failure: TestResult | None) -> str:
@@ -144,27 +182,38 @@ def results_json(report: GradeReport) -> dict[str, Any]:
     tests = []
     for result in report.results:
         extra: dict[str, Any] = {"question": result.question} if result.question else {}
-        tests.append({
-            "name": inert_text(result.name),
-            "score": result.points,
-            "max_score": result.max_points,
-            "status": "passed" if result.passed else "failed",
-            "output": test_output(result, import_failure),
-            "visibility": result.visibility,
-            "extra_data": {**extra, "verdict": result.verdict.value, "kind": result.kind,
-                           "limits": result.limits, "calibration": result.limits_note or None,
-                           "cpu_s": result.usage.cpu_s,
-                           "wall_s": result.usage.wall_s,
-                           "peak_mb": result.usage.peak_mb if result.usage.memory_measured
-                           else None,
-                           "resident_mb": result.usage.resident_mb},
-        })
-    data: dict[str, Any] = {"score": report.score, "tests": tests,
-                            "extra_data": {"exercise": report.exercise,
-                                           "max_score": report.max_score,
-                                           "sandbox": report.sandbox,
-                                           "boundary": report.boundary,
-                                           "cost": cost_json(report)}}
+        tests.append(
+            {
+                "name": inert_text(result.name),
+                "score": result.points,
+                "max_score": result.max_points,
+                "status": "passed" if result.passed else "failed",
+                "output": test_output(result, import_failure),
+                "visibility": result.visibility,
+                "extra_data": {
+                    **extra,
+                    "verdict": result.verdict.value,
+                    "kind": result.kind,
+                    "limits": result.limits,
+                    "calibration": result.limits_note or None,
+                    "cpu_s": result.usage.cpu_s,
+                    "wall_s": result.usage.wall_s,
+                    "peak_mb": result.usage.peak_mb if result.usage.memory_measured else None,
+                    "resident_mb": result.usage.resident_mb,
+                },
+            }
+        )
+    data: dict[str, Any] = {
+        "score": report.score,
+        "tests": tests,
+        "extra_data": {
+            "exercise": report.exercise,
+            "max_score": report.max_score,
+            "sandbox": report.sandbox,
+            "boundary": report.boundary,
+            "cost": cost_json(report),
+        },
+    }
     if report.questions:
         data["extra_data"]["questions"] = questions_json(report)
     if report.hidden_points_not_run:
@@ -194,14 +243,31 @@ def junit_xml(report: GradeReport) -> str:
     failures = sum(1 for r in report.results if not r.passed) - errors
     exercise = xml_safe(report.exercise)
     total_time = sum(r.usage.wall_s for r in report.results)
-    root = ET.Element("testsuites", name=exercise, tests=str(len(report.results)),
-                      failures=str(failures), errors=str(errors), time=f"{total_time:.3f}")
-    suite = ET.SubElement(root, "testsuite", name=exercise, tests=str(len(report.results)),
-                          failures=str(failures), errors=str(errors), skipped="0",
-                          time=f"{total_time:.3f}")
+    root = ET.Element(
+        "testsuites",
+        name=exercise,
+        tests=str(len(report.results)),
+        failures=str(failures),
+        errors=str(errors),
+        time=f"{total_time:.3f}",
+    )
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=exercise,
+        tests=str(len(report.results)),
+        failures=str(failures),
+        errors=str(errors),
+        skipped="0",
+        time=f"{total_time:.3f}",
+    )
     properties = ET.SubElement(suite, "properties")
-    facts = [("score", f"{report.score:g}"), ("max_score", f"{report.max_score:g}"),
-             ("sandbox", report.sandbox or "none"), ("boundary", report.boundary or "none")]
+    facts = [
+        ("score", f"{report.score:g}"),
+        ("max_score", f"{report.max_score:g}"),
+        ("sandbox", report.sandbox or "none"),
+        ("boundary", report.boundary or "none"),
+    ]
     facts += [(f"points:{r.name}", f"{r.points:g}/{r.max_points:g}") for r in report.results]
     facts += [(f"question:{q.id}", f"{q.points:g}/{q.max_points:g}") for q in report.questions]
     if report.import_failure is not None:
@@ -209,17 +275,25 @@ def junit_xml(report: GradeReport) -> str:
     for key, value in facts:
         ET.SubElement(properties, "property", name=xml_safe(key), value=xml_safe(value))
     for result in report.results:
-        case = ET.SubElement(suite, "testcase", classname=exercise, name=xml_safe(result.name),
-                             time=f"{result.usage.wall_s:.3f}")
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=exercise,
+            name=xml_safe(result.name),
+            time=f"{result.usage.wall_s:.3f}",
+        )
         if not result.passed:
             tag = "error" if result.verdict in ERROR_VERDICTS else "failure"
-            element = ET.SubElement(case, tag, type=result.verdict.value,
-                                    message=xml_safe(result.message[:500]))
+            element = ET.SubElement(
+                case, tag, type=result.verdict.value, message=xml_safe(result.message[:500])
+            )
             element.text = xml_safe(failure_text(result))
         out = ET.SubElement(case, "system-out")
-        out.text = (f"points {result.points:g}/{result.max_points:g}; verdict "
-                    f"{result.verdict.value}; cpu {result.usage.cpu_s:.3f} s; peak resident "
-                    f"{result.usage.resident_mb:.1f} MB")
+        out.text = (
+            f"points {result.points:g}/{result.max_points:g}; verdict "
+            f"{result.verdict.value}; cpu {result.usage.cpu_s:.3f} s; peak resident "
+            f"{result.usage.resident_mb:.1f} MB"
+        )
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -42,8 +42,7 @@ Record: TypeAlias = tuple[int, list[str]]
 """A CSV record: the line where it ends, and its cells."""
 
 
-def read_table(path: Path, key_column: str, error_type: type[UserError]) \
-        -> tuple[list[str], list[Record]]:
+def read_table(path: Path, key_column: str, error_type: type[UserError]) -> tuple[list[str], list[Record]]:
     """A roster-like CSV's header (cells stripped) and records (blank lines left out), read
     whole; every problem is one `error_type` line naming the file (and line)."""
     try:
@@ -55,25 +54,24 @@ def read_table(path: Path, key_column: str, error_type: type[UserError]) \
     try:
         text = data.decode("utf-8-sig")  # spreadsheets often start their UTF-8 with a BOM
     except UnicodeDecodeError as error:
-        raise error_type(f"{path}: the roster is not UTF-8 text (byte {error.start}); save it "
-                         f"as CSV UTF-8") from error
+        raise error_type(
+            f"{path}: the roster is not UTF-8 text (byte {error.start}); save it as CSV UTF-8"
+        ) from error
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
-        records = [(reader.line_num, record) for record in reader
-                   if any(cell.strip() for cell in record)]
+        records = [(reader.line_num, record) for record in reader if any(cell.strip() for cell in record)]
     except csv.Error as error:
         raise error_type(f"{path}:{reader.line_num}: not a readable CSV file ({error})") from error
     if not records:
-        raise error_type(f"{path}: the roster is empty; it needs a header with a "
-                         f"'{key_column}' column")
+        raise error_type(f"{path}: the roster is empty; it needs a header with a '{key_column}' column")
     header = [cell.strip() for cell in records[0][1]]
     if key_column not in header:
-        raise error_type(f"{path}:1: the header has no '{key_column}' column (it has: "
-                         f"{inert_text(', '.join(header))})")
+        raise error_type(
+            f"{path}:1: the header has no '{key_column}' column (it has: {inert_text(', '.join(header))})"
+        )
     for line, record in records[1:]:
         if len(record) != len(header):
-            raise error_type(f"{path}:{line}: {len(record)} cells where the header has "
-                             f"{len(header)}")
+            raise error_type(f"{path}:{line}: {len(record)} cells where the header has {len(header)}")
     return header, records[1:]
 
 
@@ -82,8 +80,10 @@ def read_roster(path: Path, reserved: list[str]) -> Roster:
     header, records = read_table(path, SUBMISSION_COLUMN, RosterError)
     problems = [name for name in header if not name or header.count(name) > 1 or name in reserved]
     if problems:
-        raise RosterError(f"{path}:1: column names must be unique, non-empty and other than "
-                          f"{', '.join(reserved)} (found '{inert_text(problems[0])}')")
+        raise RosterError(
+            f"{path}:1: column names must be unique, non-empty and other than "
+            f"{', '.join(reserved)} (found '{inert_text(problems[0])}')"
+        )
     where = header.index(SUBMISSION_COLUMN)
     roster = Roster(columns=[inert_text(name) for i, name in enumerate(header) if i != where])
     for line, record in records:

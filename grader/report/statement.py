@@ -21,9 +21,35 @@ from grader.inert import html_text, inert_text
 
 STATEMENT_NAME = "README.md"
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
-ALLOWED_TAGS = frozenset({
-    "a", "blockquote", "br", "code", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li", "ol",
-    "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul", "s"})
+ALLOWED_TAGS = frozenset(
+    {
+        "a",
+        "blockquote",
+        "br",
+        "code",
+        "em",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "strong",
+        "table",
+        "tbody",
+        "td",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+        "s",
+    }
+)
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "code": {"class"}, "ol": {"start"}}
 # Everything before the first / ? or #: where a URL's scheme is, if it has one.
 _LEADING_SEGMENT = re.compile(r"^[^/?#]*")
@@ -61,22 +87,30 @@ _PARSER = _parser()
 def statement_html(markdown: str) -> str:
     """The statement as an HTML fragment that runs nothing (see the module's docstring)."""
     rendered = _PARSER.render(inert_text(markdown))
-    return nh3.clean(rendered, tags=set(ALLOWED_TAGS),
-                     attributes={tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()},
-                     url_schemes=set(SAFE_SCHEMES), link_rel="noopener noreferrer",
-                     strip_comments=True)
+    return nh3.clean(
+        rendered,
+        tags=set(ALLOWED_TAGS),
+        attributes={tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()},
+        url_schemes=set(SAFE_SCHEMES),
+        link_rel="noopener noreferrer",
+        strip_comments=True,
+    )
 
 
-STATEMENT_STYLE = ("body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.45}"
-                   "pre{background:#f4f4f4;padding:.8em;overflow:auto}"
-                   "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em}")
+STATEMENT_STYLE = (
+    "body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.45}"
+    "pre{background:#f4f4f4;padding:.8em;overflow:auto}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em}"
+)
 
 
 def statement_page(title: str, markdown: str) -> str:
     """The statement as a whole HTML page (the handout's statement.html)."""
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-            f"<title>{html_text(title)}</title><style>{STATEMENT_STYLE}</style></head><body>\n"
-            f"{statement_html(markdown)}</body></html>\n")
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html_text(title)}</title><style>{STATEMENT_STYLE}</style></head><body>\n"
+        f"{statement_html(markdown)}</body></html>\n"
+    )
 
 
 def print_statement(markdown: str, console: Console) -> None:

@@ -52,13 +52,13 @@ def histogram(scores: list[float], max_score: float) -> list[tuple[str, int]]:
     counts = [0] * (top // width + 1)
     for score in scores:
         counts[min(int(score // width), len(counts) - 1)] += 1
-    labels = [str(low) if width == 1 else f"{low}-{min(low + width - 1, top)}"
-              for low in range(0, top + 1, width)]
+    labels = [
+        str(low) if width == 1 else f"{low}-{min(low + width - 1, top)}" for low in range(0, top + 1, width)
+    ]
     return list(zip(labels, counts, strict=True))
 
 
-def summarize(attempts: dict[str, Attempt], tests: list[str], max_score: float,
-              top: int = 5) -> Summary:
+def summarize(attempts: dict[str, Attempt], tests: list[str], max_score: float, top: int = 5) -> Summary:
     ordered = [attempts[student] for student in sorted(attempts)]
     scores = [attempt.score for attempt in ordered]
     passes: dict[str, list[bool]] = defaultdict(list)
@@ -73,21 +73,28 @@ def summarize(attempts: dict[str, Attempt], tests: list[str], max_score: float,
             if row.verdict in GROUPED_VERDICTS and row.output:
                 groups[(row.test, row.output)].append(attempt.student)
     pass_rates = [(name, sum(passes[name]) / len(passes[name])) for name in tests if passes[name]]
-    wrong_groups = sorted(((name, sorted(members), text) for (name, text), members in groups.items()
-                           if len(members) > 1), key=lambda g: (-len(g[1]), g[0]))
+    wrong_groups = sorted(
+        ((name, sorted(members), text) for (name, text), members in groups.items() if len(members) > 1),
+        key=lambda g: (-len(g[1]), g[0]),
+    )
     measured = [(student, mb) for student, mb in resident.items() if mb > 0]
     return Summary(
-        students=len(ordered), max_score=max_score, tests=tests, attempts=ordered,
-        histogram=histogram(scores, max_score), pass_rates=pass_rates,
+        students=len(ordered),
+        max_score=max_score,
+        tests=tests,
+        attempts=ordered,
+        histogram=histogram(scores, max_score),
+        pass_rates=pass_rates,
         slowest=sorted(wall.items(), key=lambda item: -item[1])[:top],
         hungriest=sorted(measured, key=lambda item: -item[1])[:top],
-        wrong_groups=wrong_groups, mean=sum(scores) / len(scores) if scores else 0.0)
+        wrong_groups=wrong_groups,
+        mean=sum(scores) / len(scores) if scores else 0.0,
+    )
 
 
 def print_summary(summary: Summary, console: Console) -> None:
     """The summary on the terminal; names and outputs as Text, never read as markup."""
-    console.rule(f"{summary.students} submissions, mean score {summary.mean:.2f} / "
-                 f"{summary.max_score:g}")
+    console.rule(f"{summary.students} submissions, mean score {summary.mean:.2f} / {summary.max_score:g}")
     peak = max((count for _, count in summary.histogram), default=0) or 1
     for label, count in summary.histogram:
         console.print(f"{label:>7} | {'#' * round(40 * count / peak):<40} {count}")
@@ -96,13 +103,14 @@ def print_summary(summary: Summary, console: Console) -> None:
     for name, rate in summary.pass_rates:
         table.add_row(Text(inert_text(name)), f"{rate:.0%}")
     console.print(table)
-    console.print(Text(inert_text(
-        "slowest: " + ", ".join(f"{s} ({v:.2f} s)" for s, v in summary.slowest))))
-    console.print(Text(inert_text(
-        "most memory: " + ", ".join(f"{s} ({v:.1f} MB)" for s, v in summary.hungriest))))
+    console.print(Text(inert_text("slowest: " + ", ".join(f"{s} ({v:.2f} s)" for s, v in summary.slowest))))
+    console.print(
+        Text(inert_text("most memory: " + ", ".join(f"{s} ({v:.1f} MB)" for s, v in summary.hungriest)))
+    )
     for name, members, text in summary.wrong_groups:
-        console.rule(Text(inert_text(f"{name}: the same wrong output from {len(members)} "
-                                     f"submissions")), align="left")
+        console.rule(
+            Text(inert_text(f"{name}: the same wrong output from {len(members)} submissions")), align="left"
+        )
         console.print(Text(inert_text(", ".join(members))))
         console.print(Text(inert_text(text)))
 
@@ -111,19 +119,27 @@ def svg_histogram(bins: list[tuple[str, int]]) -> str:
     """Bars with their count above (room kept for the tallest) and their scores below."""
     bar_width, height, gap, top = 40, 160, 8, 20
     peak = max((count for _, count in bins), default=0) or 1
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{len(bins) * (bar_width + gap)}" '
-             f'height="{top + height + 30}" role="img" aria-label="score distribution">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{len(bins) * (bar_width + gap)}" '
+        f'height="{top + height + 30}" role="img" aria-label="score distribution">'
+    ]
     for index, (label, count) in enumerate(bins):
         bar = round(height * count / peak)
         x = index * (bar_width + gap)
         base = top + height
-        parts.append(f'<rect x="{x}" y="{base - bar}" width="{bar_width}" height="{bar}" '
-                     f'fill="#4c78a8"><title>{count} with a score of {html.escape(label)}'
-                     f'</title></rect>')
-        parts.append(f'<text x="{x + bar_width / 2}" y="{base - bar - 5}" font-size="11" '
-                     f'text-anchor="middle">{count}</text>')
-        parts.append(f'<text x="{x + bar_width / 2}" y="{base + 18}" font-size="11" '
-                     f'text-anchor="middle">{html.escape(label)}</text>')
+        parts.append(
+            f'<rect x="{x}" y="{base - bar}" width="{bar_width}" height="{bar}" '
+            f'fill="#4c78a8"><title>{count} with a score of {html.escape(label)}'
+            f"</title></rect>"
+        )
+        parts.append(
+            f'<text x="{x + bar_width / 2}" y="{base - bar - 5}" font-size="11" '
+            f'text-anchor="middle">{count}</text>'
+        )
+        parts.append(
+            f'<text x="{x + bar_width / 2}" y="{base + 18}" font-size="11" '
+            f'text-anchor="middle">{html.escape(label)}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -140,19 +156,26 @@ def feedback_link(student: str) -> str:
 
 def student_table(summary: Summary) -> str:
     heads = ["student", "status", "score", *summary.tests]
-    head = "".join(f'<th data-column="{i}" title="sort">{html_text(name)}</th>'
-                   for i, name in enumerate(heads))
+    head = "".join(
+        f'<th data-column="{i}" title="sort">{html_text(name)}</th>' for i, name in enumerate(heads)
+    )
     rows = []
     for attempt in summary.attempts:
         verdicts = {row.test: row.verdict for row in attempt.tests}
-        cells = [f'<td><a href="{feedback_link(attempt.student)}">{html_text(attempt.student)}'
-                 f'</a></td>', f"<td>{html_text(attempt.status)}</td>",
-                 f'<td data-value="{attempt.score:g}">{attempt.score:g}</td>']
-        cells += [f'<td class="v-{html_text(verdicts.get(name, "none"))}">'
-                  f'{html_text(verdicts.get(name, "-"))}</td>' for name in summary.tests]
+        cells = [
+            f'<td><a href="{feedback_link(attempt.student)}">{html_text(attempt.student)}</a></td>',
+            f"<td>{html_text(attempt.status)}</td>",
+            f'<td data-value="{attempt.score:g}">{attempt.score:g}</td>',
+        ]
+        cells += [
+            f'<td class="v-{html_text(verdicts.get(name, "none"))}">{html_text(verdicts.get(name, "-"))}</td>'
+            for name in summary.tests
+        ]
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    return (f'<table id="students" class="sortable"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    return (
+        f'<table id="students" class="sortable"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 # The class table's sorting script, shared with the service's pages (which serve the file).
@@ -161,14 +184,17 @@ SORT_SCRIPT = (Path(__file__).resolve().parent / "sortable.js").read_text(encodi
 
 def summary_html(exercise: str, summary: Summary) -> str:
     """The summary as one HTML page; every name and output passes html_text."""
-    rows = "".join(f"<tr><td>{html_text(n)}</td><td>{r:.0%}</td></tr>"
-                   for n, r in summary.pass_rates)
+    rows = "".join(f"<tr><td>{html_text(n)}</td><td>{r:.0%}</td></tr>" for n, r in summary.pass_rates)
     slow = "".join(f"<li>{html_text(s)}: {v:.2f} s</li>" for s, v in summary.slowest)
     hungry = "".join(f"<li>{html_text(s)}: {v:.1f} MB</li>" for s, v in summary.hungriest)
-    groups = "".join(
-        f"<h3>{html_text(name)}: {len(members)} submissions</h3>"
-        f"<p>{html_text(', '.join(members))}</p><pre>{html_text(text)}</pre>"
-        for name, members, text in summary.wrong_groups) or "<p>None.</p>"
+    groups = (
+        "".join(
+            f"<h3>{html_text(name)}: {len(members)} submissions</h3>"
+            f"<p>{html_text(', '.join(members))}</p><pre>{html_text(text)}</pre>"
+            for name, members, text in summary.wrong_groups
+        )
+        or "<p>None.</p>"
+    )
     title = html_text(exercise)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}: batch summary</title>
@@ -213,31 +239,39 @@ def question_points(attempt: Attempt) -> list[tuple[str, float, float, list[str]
 
 def questions_html(attempt: Attempt) -> str:
     """The per-question table of a feedback page (empty when the suite declares no questions)."""
+
     def named(question: str) -> str:
         title = attempt.question_titles.get(question, question)
         return question if title == question else f"{question}: {title}"
 
-    rows = "".join(f"<tr><td>{html_text(named(question))}</td><td>{points:g}/{most:g}</td>"
-                   f"<td>{html_text(', '.join(lost))}</td></tr>"
-                   for question, points, most, lost in question_points(attempt))
+    rows = "".join(
+        f"<tr><td>{html_text(named(question))}</td><td>{points:g}/{most:g}</td>"
+        f"<td>{html_text(', '.join(lost))}</td></tr>"
+        for question, points, most, lost in question_points(attempt)
+    )
     if not rows:
         return ""
-    return ("\n<h2>Points per question</h2>\n<table><tr><th>question</th><th>points</th>"
-            f"<th>failed tests</th></tr>{rows}</table>")
+    return (
+        "\n<h2>Points per question</h2>\n<table><tr><th>question</th><th>points</th>"
+        f"<th>failed tests</th></tr>{rows}</table>"
+    )
 
 
 def attempt_points(attempt: Attempt, hidden: frozenset[str]) -> PointsSplit:
     visible = [row for row in attempt.tests if row.test not in hidden]
     secret = [row for row in attempt.tests if row.test in hidden]
-    return PointsSplit(visible=sum(row.points for row in visible),
-                       visible_max=sum(row.max_points for row in visible),
-                       hidden=sum(row.points for row in secret),
-                       hidden_max=sum(row.max_points for row in secret),
-                       hidden_not_run=attempt.hidden_points_not_run)
+    return PointsSplit(
+        visible=sum(row.points for row in visible),
+        visible_max=sum(row.max_points for row in visible),
+        hidden=sum(row.points for row in secret),
+        hidden_max=sum(row.max_points for row in secret),
+        hidden_not_run=attempt.hidden_points_not_run,
+    )
 
 
-def feedback_html(exercise: str, attempt: Attempt, hidden: frozenset[str] = frozenset(),
-                  instructor: bool = False) -> str:
+def feedback_html(
+    exercise: str, attempt: Attempt, hidden: frozenset[str] = frozenset(), instructor: bool = False
+) -> str:
     """One student's feedback page: status, points per question first, then every test's
     verdict and failure text.
 
@@ -247,33 +281,44 @@ def feedback_html(exercise: str, attempt: Attempt, hidden: frozenset[str] = froz
     test in full and links back to the summary. A submission that does not import says why once,
     in the notes at the top; its tests' texts only point there.
     """
+
     def secret(test: str) -> bool:
         return test in hidden and not instructor
 
     title = html_text(f"{exercise}: {attempt.student}")
     rows = "".join(
         f"<tr><td>{html_text(row.test)}{' (hidden)' if row.test in hidden else ''}</td>"
-        f"<td class=\"v-{html_text(row.verdict)}\">"
+        f'<td class="v-{html_text(row.verdict)}">'
         f"{html_text(SEE_ABOVE if row.output == SEE_ABOVE else row.verdict)}</td>"
         f"<td>{row.points:g}/{row.max_points:g}</td>"
-        f"<td>{row.cpu_s:.3f}</td><td>{row.resident_mb:.1f}</td></tr>" for row in attempt.tests)
-    failures = "".join(f"<h3>{html_text(row.test)}: {html_text(row.verdict)}</h3>"
-                       f"<pre>{html_text(row.output)}</pre>"
-                       for row in attempt.tests
-                       if row.output and row.output != SEE_ABOVE and not secret(row.test))
+        f"<td>{row.cpu_s:.3f}</td><td>{row.resident_mb:.1f}</td></tr>"
+        for row in attempt.tests
+    )
+    failures = "".join(
+        f"<h3>{html_text(row.test)}: {html_text(row.verdict)}</h3><pre>{html_text(row.output)}</pre>"
+        for row in attempt.tests
+        if row.output and row.output != SEE_ABOVE and not secret(row.test)
+    )
     notes = f"<pre>{html_text(attempt.notes)}</pre>" if attempt.notes else ""
     withheld = bool(hidden) and not instructor
     points = html_text(attempt_points(attempt, hidden).statement(hidden_texts_withheld=withheld))
     questions = questions_html(attempt)
     if instructor:
-        top = ('<p><a href="../summary.html">back to the summary</a> · the instructor\'s page: '
-               f'every test in full (the student\'s page is <a href="{FEEDBACK_NAME}">'
-               f'{FEEDBACK_NAME}</a>)</p>')
+        top = (
+            '<p><a href="../summary.html">back to the summary</a> · the instructor\'s page: '
+            f'every test in full (the student\'s page is <a href="{FEEDBACK_NAME}">'
+            f"{FEEDBACK_NAME}</a>)</p>"
+        )
     else:
-        withheld_texts = sum(1 for row in attempt.tests
-                             if secret(row.test) and row.output and row.output != SEE_ABOVE)
-        top = (f"<p>Hidden tests show their verdict and points only ({withheld_texts} failure "
-               f"text(s) withheld).</p>" if hidden else "")
+        withheld_texts = sum(
+            1 for row in attempt.tests if secret(row.test) and row.output and row.output != SEE_ABOVE
+        )
+        top = (
+            f"<p>Hidden tests show their verdict and points only ({withheld_texts} failure "
+            f"text(s) withheld).</p>"
+            if hidden
+            else ""
+        )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}pre{{background:#f4f4f4;

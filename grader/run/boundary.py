@@ -36,11 +36,13 @@ class Boundary:
 
     def describe(self) -> str:
         uid = self.uids[0] if len(set(self.uids)) == 1 else "/".join(map(str, self.uids))
-        return (f"uid {uid}, {'seccomp' if self.seccomp else 'no seccomp'}, "
-                f"{'no_new_privs' if self.no_new_privs else 'privileges can be gained'}, "
-                f"{'no capabilities' if not self.capabilities else 'capabilities'}, "
-                f"namespaces: {' '.join(n for n in NAMESPACES if n in self.namespaces) or 'none'}, "
-                f"own cgroup in {len(self.cgroups)} hierarchies")
+        return (
+            f"uid {uid}, {'seccomp' if self.seccomp else 'no seccomp'}, "
+            f"{'no_new_privs' if self.no_new_privs else 'privileges can be gained'}, "
+            f"{'no capabilities' if not self.capabilities else 'capabilities'}, "
+            f"namespaces: {' '.join(n for n in NAMESPACES if n in self.namespaces) or 'none'}, "
+            f"own cgroup in {len(self.cgroups)} hierarchies"
+        )
 
 
 @dataclass(frozen=True)
@@ -82,8 +84,10 @@ def _cgroups(pid: int) -> dict[str, str]:
         text = Path(f"/proc/{pid}/cgroup").read_text()
     except OSError:
         return {}
-    return {controllers: path for _, controllers, path in
-            (line.split(":", 2) for line in text.splitlines() if line.count(":") >= 2)}
+    return {
+        controllers: path
+        for _, controllers, path in (line.split(":", 2) for line in text.splitlines() if line.count(":") >= 2)
+    }
 
 
 def namespaces_of(server: int) -> dict[str, str]:
@@ -110,13 +114,22 @@ def read(test: int, outside: dict[str, str], groups: dict[str, Path]) -> Boundar
         if mine and outside.get(name) and mine != outside[name]:
             own.add(name)
     placed = _cgroups(test)
-    cgroups = frozenset(key for key, folder in groups.items()
-                        if key in placed and str(folder).endswith(placed[key].rstrip("/"))
-                        and placed[key].rstrip("/").endswith("/" + folder.name))
-    return Boundary(uids=uids, capabilities=capabilities, bounding=bounding,
-                    no_new_privs=status.get("NoNewPrivs") == "1",
-                    seccomp=status.get("Seccomp") == "2", namespaces=frozenset(own),
-                    cgroups=cgroups)
+    cgroups = frozenset(
+        key
+        for key, folder in groups.items()
+        if key in placed
+        and str(folder).endswith(placed[key].rstrip("/"))
+        and placed[key].rstrip("/").endswith("/" + folder.name)
+    )
+    return Boundary(
+        uids=uids,
+        capabilities=capabilities,
+        bounding=bounding,
+        no_new_privs=status.get("NoNewPrivs") == "1",
+        seccomp=status.get("Seccomp") == "2",
+        namespaces=frozenset(own),
+        cgroups=cgroups,
+    )
 
 
 def shortfalls(got: Boundary, promise: Promise) -> list[str]:

@@ -91,8 +91,10 @@ class GraderGroups:
                 _write(path / "cgroup.clone_children", "1")
             if v2:
                 enabled = _read(base / "cgroup.subtree_control").split()
-                _write(path / "cgroup.subtree_control",
-                       " ".join(f"+{c}" for c in ("memory", "pids") if c in enabled))
+                _write(
+                    path / "cgroup.subtree_control",
+                    " ".join(f"+{c}" for c in ("memory", "pids") if c in enabled),
+                )
             self.parents[base] = path
         return self.parents[base]
 
@@ -219,8 +221,13 @@ class SlotGroups:
 class TestCgroup:
     """The group of one test, in every available hierarchy."""
 
-    def __init__(self, folders: dict[str, tuple[Path, int]], contained: dict[str, Path],
-                 missing: list[str], own: set[Path]) -> None:
+    def __init__(
+        self,
+        folders: dict[str, tuple[Path, int]],
+        contained: dict[str, Path],
+        missing: list[str],
+        own: set[Path],
+    ) -> None:
         self.folders = folders  # controller -> (folder, version)
         self.contained = contained  # every hierarchy (as /proc/PID/cgroup names it) -> folder
         self.missing = missing  # hierarchies where no group could be made for the test
@@ -259,8 +266,9 @@ class TestCgroup:
         writes: list[tuple[Path, str]] = []
         if "memory" in self.folders:
             folder, version = self.folders["memory"]
-            writes.append((folder / ("memory.limit_in_bytes" if version == 1 else "memory.max"),
-                           str(memory_bytes)))
+            writes.append(
+                (folder / ("memory.limit_in_bytes" if version == 1 else "memory.max"), str(memory_bytes))
+            )
             if version == 2 and (folder / "memory.swap.max").exists():
                 writes.append((folder / "memory.swap.max", "0"))
         if "pids" in self.folders:
@@ -317,8 +325,7 @@ class TestCgroup:
         if "memory" not in self.folders:
             return 0
         folder, version = self.folders["memory"]
-        return _keyed(_read(folder / ("memory.oom_control" if version == 1 else "memory.events")),
-                      "oom_kill")
+        return _keyed(_read(folder / ("memory.oom_control" if version == 1 else "memory.events")), "oom_kill")
 
     def refused_forks(self) -> int:
         if "pids" not in self.folders:

@@ -59,7 +59,7 @@ class Channel:
             if not self._fill(deadline):
                 return None
         line = bytes(self.buffer[:end])
-        del self.buffer[:end + 1]
+        del self.buffer[: end + 1]
         self.scanned = 0
         try:
             return json.loads(line)
@@ -101,8 +101,7 @@ def _checked(parse: Callable[[Any], T], message: Any) -> T:
 # ---------------------------------------------------------------- each message checked on receipt
 
 
-def _field(message: dict[str, Any], key: str, kinds: tuple[type, ...], nonnegative: bool = True
-           ) -> Any:
+def _field(message: dict[str, Any], key: str, kinds: tuple[type, ...], nonnegative: bool = True) -> Any:
     value = message.get(key)
     if type(value) not in kinds or (nonnegative and value is not None and value < 0):
         raise ProtocolError(f"a malformed '{key}'")
@@ -118,24 +117,34 @@ def _event(message: Any, event: str) -> dict[str, Any]:
 def ready(message: Any) -> Ready:
     """A `ready` message, checked."""
     data = _event(message, "ready")
-    return Ready(event="ready", pid=_field(data, "pid", (int,)),
-                 namespaces=data.get("namespaces") is True, why=str(data.get("why", ""))[:REASON_CAP])
+    return Ready(
+        event="ready",
+        pid=_field(data, "pid", (int,)),
+        namespaces=data.get("namespaces") is True,
+        why=str(data.get("why", ""))[:REASON_CAP],
+    )
 
 
 def started(message: Any) -> Started:
     """A `started` message, checked."""
     data = _event(message, "started")
-    return Started(event="started", test=_field(data, "test", (int,)),
-                   confined=str(data.get("confined", "no confinement report"))[:REASON_CAP])
+    return Started(
+        event="started",
+        test=_field(data, "test", (int,)),
+        confined=str(data.get("confined", "no confinement report"))[:REASON_CAP],
+    )
 
 
 def done(message: Any) -> Done:
     """A `done` message, checked (`exit_code` may be negative: a signal)."""
     data = _event(message, "done")
-    return Done(event="done", test=_field(data, "test", (int,)),
-                exit_code=_field(data, "exit_code", (int, type(None)), nonnegative=False),
-                cpu_s=float(_field(data, "cpu_s", (int, float))),
-                maxrss_kb=_field(data, "maxrss_kb", (int,)),
-                wall_s=float(_field(data, "wall_s", (int, float))),
-                result_bytes=_field(data, "result_bytes", (int,)),
-                result_truncated=_field(data, "result_truncated", (bool,)))
+    return Done(
+        event="done",
+        test=_field(data, "test", (int,)),
+        exit_code=_field(data, "exit_code", (int, type(None)), nonnegative=False),
+        cpu_s=float(_field(data, "cpu_s", (int, float))),
+        maxrss_kb=_field(data, "maxrss_kb", (int,)),
+        wall_s=float(_field(data, "wall_s", (int, float))),
+        result_bytes=_field(data, "result_bytes", (int,)),
+        result_truncated=_field(data, "result_truncated", (bool,)),
+    )

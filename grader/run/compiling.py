@@ -54,21 +54,30 @@ class CompileLimits:
 
 def _message(kind: str, message: str, limits: CompileLimits) -> str:
     if kind == "MemoryError":
-        return (f"compiling it needs more than {limits.memory_mb:g} MB of memory: simplify the "
-                "longest expressions or split the largest literals")
+        return (
+            f"compiling it needs more than {limits.memory_mb:g} MB of memory: simplify the "
+            "longest expressions or split the largest literals"
+        )
     if kind == "RecursionError":
-        return ("an expression is nested too deeply for the compiler (a very long chain of "
-                "calls, operators or brackets): split it into several statements")
+        return (
+            "an expression is nested too deeply for the compiler (a very long chain of "
+            "calls, operators or brackets): split it into several statements"
+        )
     return message
 
 
 def _why_stopped(returncode: int, limits: CompileLimits) -> str:
     if returncode == -signal.SIGXCPU:
         return f"compiling it took more than {limits.cpu_s} s of CPU time"
-    how = f"signal {signal.Signals(-returncode).name}" if returncode < 0 \
-        and -returncode in signal.valid_signals() else f"exit code {returncode}"
-    return (f"the compiler stopped on this file ({how}): compiling it needs more than "
-            f"{limits.memory_mb:g} MB of memory or {limits.cpu_s} s of CPU time")
+    how = (
+        f"signal {signal.Signals(-returncode).name}"
+        if returncode < 0 and -returncode in signal.valid_signals()
+        else f"exit code {returncode}"
+    )
+    return (
+        f"the compiler stopped on this file ({how}): compiling it needs more than "
+        f"{limits.memory_mb:g} MB of memory or {limits.cpu_s} s of CPU time"
+    )
 
 
 @dataclass
@@ -89,13 +98,23 @@ def compile_files(paths: dict[str, Path], limits: CompileLimits | None = None) -
     if not paths:
         return compiled
     names = {str(path): name for name, path in paths.items()}
-    command = [sys.executable, "-I", "-S", "-c", CHILD,
-               str(int(limits.memory_mb * 1024 * 1024)), str(limits.cpu_s), str(MESSAGE_CHARS), *names]
+    command = [
+        sys.executable,
+        "-I",
+        "-S",
+        "-c",
+        CHILD,
+        str(int(limits.memory_mb * 1024 * 1024)),
+        str(limits.cpu_s),
+        str(MESSAGE_CHARS),
+        *names,
+    ]
     returncode: int | None = None
     stderr = b""
     try:
-        child = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
-                               timeout=limits.wall_s, check=False)
+        child = subprocess.run(
+            command, stdin=subprocess.DEVNULL, capture_output=True, timeout=limits.wall_s, check=False
+        )
         output, returncode, stderr = child.stdout, child.returncode, child.stderr
     except subprocess.TimeoutExpired as late:
         output = late.stdout if isinstance(late.stdout, bytes) else b""
@@ -111,19 +130,24 @@ def compile_files(paths: dict[str, Path], limits: CompileLimits | None = None) -
         elif "done" in event and pending is not None:
             reported = event.get("error")
             if isinstance(reported, dict):
-                compiled.errors[pending] = _message(str(reported.get("kind")),
-                                                    str(reported.get("message")), limits)
+                compiled.errors[pending] = _message(
+                    str(reported.get("kind")), str(reported.get("message")), limits
+                )
             done.add(pending)
             pending = None
     if pending is not None:
-        compiled.errors[pending] = (f"compiling it did not finish in {limits.wall_s:g} s"
-                                    if returncode is None else _why_stopped(returncode, limits))
-    unreported = [name for name in paths if name not in done
-                  and name not in compiled.errors]
+        compiled.errors[pending] = (
+            f"compiling it did not finish in {limits.wall_s:g} s"
+            if returncode is None
+            else _why_stopped(returncode, limits)
+        )
+    unreported = [name for name in paths if name not in done and name not in compiled.errors]
     if unreported and not compiled.errors:
         tail = stderr.decode("utf-8", "replace").strip()[-300:]
-        compiled.problem = (f"the compiler process ended before compiling "
-                            f"{', '.join(unreported)} (exit {returncode}){': ' + tail if tail else ''}")
+        compiled.problem = (
+            f"the compiler process ended before compiling "
+            f"{', '.join(unreported)} (exit {returncode}){': ' + tail if tail else ''}"
+        )
     return compiled
 
 

@@ -18,7 +18,7 @@ from grader.run.channel import ServerStartError
 from grader.run.runner import ForkServer
 from grader.run.sandbox import bwrap_works, container_works, seccomp_works
 from grader.sandboxes import Confinement
-from grader.suite.schema import Limits
+from grader.suite.limits import Limits
 
 LEVELS: tuple[Confinement, ...] = ("bwrap", "container", "process")
 
@@ -35,12 +35,18 @@ def host_facts() -> list[tuple[str, str]]:
     hierarchies = hierarchy.every_hierarchy()
     versions = sorted({f"v{h.version}" for h in hierarchies.values()})
     return [
-        ("grader uid", f"{os.geteuid()}" + (" (root: tests switch to an unprivileged uid)"
-                                             if os.geteuid() == 0 else " (tests keep it)")),
+        (
+            "grader uid",
+            f"{os.geteuid()}"
+            + (" (root: tests switch to an unprivileged uid)" if os.geteuid() == 0 else " (tests keep it)"),
+        ),
         ("bubblewrap", bwrap_works() or f"works ({shutil.which('bwrap')})"),
         ("seccomp filter", seccomp_works() or "builds (libseccomp)"),
-        ("cgroups", f"{' and '.join(versions) or 'none we may write'}: "
-                    f"{', '.join(k or 'unified' for k in sorted(hierarchies)) or '-'}"),
+        (
+            "cgroups",
+            f"{' and '.join(versions) or 'none we may write'}: "
+            f"{', '.join(k or 'unified' for k in sorted(hierarchies)) or '-'}",
+        ),
         ("interpreter", f"{Path(sys.base_prefix).resolve()}"),
         ("container level", container_works() or "can run here"),
     ]

@@ -32,8 +32,10 @@ RUN_CPU_S = 600  # a whole interactive session's CPU time, not a test's
 THREADS = 64  # tasks above the process limit (as for a test: `pids.max`)
 BWRAP_PROCESSES = 2  # bubblewrap's own monitor and its pid namespace's init
 ADDRESS_SPACE_SLACK_MB = 64  # the interpreter's own mappings, where RLIMIT_AS stands in for a cgroup
-BOOTSTRAP = ("import runpy, sys; sys.path.insert(0, sys.argv[1]); "
-             "sys.argv = sys.argv[2:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+BOOTSTRAP = (
+    "import runpy, sys; sys.path.insert(0, sys.argv[1]); "
+    "sys.argv = sys.argv[2:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+)
 
 
 class CannotConfine(UserError):
@@ -61,20 +63,19 @@ def driver_command(code_dir: Path, driver: str, args: list[str], python: list[st
     return [*python, "-c", BOOTSTRAP, str(code_dir), str(code_dir / f"{driver}.py"), *args]
 
 
-def confined_command(code_dir: Path, driver: str, args: list[str], env: dict[str, str],
-                     limits: RunLimits, launcher: Path) -> list[str]:
+def confined_command(
+    code_dir: Path, driver: str, args: list[str], env: dict[str, str], limits: RunLimits, launcher: Path
+) -> list[str]:
     """The bubblewrap command line running the driver: the fork server's prefix, /tmp capped,
     and inside it `launch.py` (in `launcher`, a copy of the box), which confines the run as a test
     is confined (its own unprivileged uid as root, no capability, the seccomp filter)."""
     prefix = bwrap_prefix([code_dir, launcher], [], {**MINIMAL_ENV, **env})
     for index in range(len(prefix) - 1):
-        if prefix[index:index + 2] == ["--tmpfs", "/tmp"]:
-            sized = [*prefix[:index], "--size", str(int(limits.scratch_mb * 1024 * 1024)),
-                     *prefix[index:]]
+        if prefix[index : index + 2] == ["--tmpfs", "/tmp"]:
+            sized = [*prefix[:index], "--size", str(int(limits.scratch_mb * 1024 * 1024)), *prefix[index:]]
             break
     else:
-        raise CannotConfine("the sandbox's command line has no /tmp to cap; not running the "
-                            "submission")
+        raise CannotConfine("the sandbox's command line has no /tmp to cap; not running the submission")
     if sized[-2:] == ["--chdir", "/"]:
         sized = sized[:-2]  # its working folder is its /tmp, where it may write
     try:
@@ -102,11 +103,13 @@ def require_bubblewrap() -> None:
         raise CannotConfine(
             f"grader run --submission runs the submission inside bubblewrap, which cannot run "
             f"here ({problem}); install it (apt-get install bubblewrap), or add --unconfined to "
-            f"run it with your own privileges, files and environment (only code you trust)")
+            f"run it with your own privileges, files and environment (only code you trust)"
+        )
 
 
-def run_confined(code_dir: Path, driver: str, args: list[str], env: dict[str, str],
-                 limits: RunLimits) -> Ended:
+def run_confined(
+    code_dir: Path, driver: str, args: list[str], env: dict[str, str], limits: RunLimits
+) -> Ended:
     """Run the driver inside bubblewrap on the caller's terminal; refuse if it cannot be confined."""
     require_bubblewrap()
     private.share_tree(code_dir, test_uid(0) if os.geteuid() == 0 else None)  # the run's uid only
@@ -115,8 +118,7 @@ def run_confined(code_dir: Path, driver: str, args: list[str], env: dict[str, st
     cgroup = TestCgroup.create()
     measured = cgroup.measures if cgroup is not None else set()
     if cgroup is not None:
-        cgroup.set_limits(int(limits.memory_mb * 1024 * 1024),
-                          limits.processes + THREADS + BWRAP_PROCESSES)
+        cgroup.set_limits(int(limits.memory_mb * 1024 * 1024), limits.processes + THREADS + BWRAP_PROCESSES)
 
     def enter_limits() -> None:  # in the child, before bubblewrap starts: all it runs inherits
         if cgroup is not None and not cgroup.add(os.getpid()):
@@ -132,8 +134,9 @@ def run_confined(code_dir: Path, driver: str, args: list[str], env: dict[str, st
         try:
             child = subprocess.Popen(command, preexec_fn=enter_limits)
         except subprocess.SubprocessError as error:  # enter_limits failed: nothing ran
-            raise CannotConfine(f"the run could not be put under its limits ({error}); not "
-                                "running the submission") from error
+            raise CannotConfine(
+                f"the run could not be put under its limits ({error}); not running the submission"
+            ) from error
         with child:
             try:
                 code = child.wait()

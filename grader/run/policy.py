@@ -81,8 +81,16 @@ REFUSED: dict[str, str] = {
     "mq_open": "POSIX message queues outlive the test where there is no IPC namespace",
 }
 # Calls refused for some arguments only: (call, argument index, comparison, why).
-CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
-                         0x40000000, 0x00000080)  # NEWNS CGROUP UTS IPC USER PID NET TIME
+CLONE_NAMESPACE_FLAGS = (
+    0x00020000,
+    0x02000000,
+    0x04000000,
+    0x08000000,
+    0x10000000,
+    0x20000000,
+    0x40000000,
+    0x00000080,
+)  # NEWNS CGROUP UTS IPC USER PID NET TIME
 FCNTL_LOCKS = {"F_SETLK": 6, "F_SETLKW": 7, "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38}
 REFUSED_CLONE = "clone with a namespace flag: new namespaces, as unshare"
 REFUSED_CLONE3 = "clone3 passes its flags in memory the filter cannot read (ENOSYS: libc uses clone)"
@@ -90,10 +98,14 @@ REFUSED_SOCKET = "sockets other than Unix ones: no network, no netlink, no raw p
 REFUSED_FCNTL = "fcntl locks: a lock on a shared file is a channel between students"
 # Disk a test writes must be counted: its written pages are charged to its memory cgroup and any
 # one file is capped by RLIMIT_FSIZE. Reserved blocks and direct I/O are neither.
-REFUSED_FALLOCATE = ("blocks reserved without a page written are not charged to the test "
-                     "(glibc's posix_fallocate then writes them: counted)")
-REFUSED_DIRECT = ("writes that bypass the page cache are not charged to the test (EINVAL, as a "
-                  "file system without direct I/O answers)")
+REFUSED_FALLOCATE = (
+    "blocks reserved without a page written are not charged to the test "
+    "(glibc's posix_fallocate then writes them: counted)"
+)
+REFUSED_DIRECT = (
+    "writes that bypass the page cache are not charged to the test (EINVAL, as a "
+    "file system without direct I/O answers)"
+)
 REFUSED_OPENAT2 = "openat2 passes its flags in memory the filter cannot read (ENOSYS: libc uses openat)"
 F_SETFL = 4
 
@@ -114,8 +126,9 @@ def _seccomp() -> Any:
     try:
         import pyseccomp  # type: ignore[import-untyped]
     except (ImportError, OSError, AttributeError) as error:
-        raise PolicyUnavailable(f"libseccomp cannot be loaded ({error}); install it "
-                                "(apt-get install libseccomp2)") from error
+        raise PolicyUnavailable(
+            f"libseccomp cannot be loaded ({error}); install it (apt-get install libseccomp2)"
+        ) from error
     return pyseccomp
 
 
@@ -147,8 +160,15 @@ def _build(seccomp: Any) -> Policy:
     for command in FCNTL_LOCKS.values():
         rules.add_rule(refuse, "fcntl", seccomp.Arg(1, seccomp.EQ, command))
     _refuse_uncounted_disk(seccomp, rules)
-    known += ["clone (namespace flags)", "clone3", "socket (not AF_UNIX)", "fcntl (locks)",
-              "fallocate", "O_DIRECT (open, openat, fcntl)", "openat2"]
+    known += [
+        "clone (namespace flags)",
+        "clone3",
+        "socket (not AF_UNIX)",
+        "fcntl (locks)",
+        "fallocate",
+        "O_DIRECT (open, openat, fcntl)",
+        "openat2",
+    ]
     with tempfile.TemporaryFile() as sink:
         rules.export_bpf(sink)
         sink.seek(0)
@@ -166,8 +186,8 @@ def _refuse_uncounted_disk(seccomp: Any, rules: Any) -> None:
     with contextlib.suppress(OSError, ValueError):  # open: not in every architecture's table
         rules.add_rule(direct, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
     rules.add_rule(direct, "openat", seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
-    rules.add_rule(direct, "fcntl", seccomp.Arg(1, seccomp.EQ, F_SETFL),
-                   seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
+    rules.add_rule(
+        direct, "fcntl", seccomp.Arg(1, seccomp.EQ, F_SETFL), seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag)
+    )
     with contextlib.suppress(OSError, ValueError):
         rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "openat2")
-

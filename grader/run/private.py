@@ -37,4 +37,3 @@ def share_tree(path: Path, group: int | None) -> None:
         if item.is_symlink():
             continue
         share(item, group, READABLE_FOLDER if item.is_dir() else READABLE_FILE)
-

@@ -82,7 +82,7 @@ def value(data: Any, depth: int = 0) -> PlainValue:
         return {text(key): value(item, depth + 1) for key, item in data.items()}
     if len(data) != 1 or tags[0] not in ("$set", "$dict"):
         raise Malformed(f"a value with an unknown tag '{tags[0]}'")
-    (tag, members), = data.items()
+    ((tag, members),) = data.items()
     if type(members) is not list:
         raise Malformed(f"a {tag} that is not a list")
     if tag == "$dict" and not all(type(pair) is list and len(pair) == 2 for pair in members):
@@ -94,10 +94,13 @@ def _exception(data: dict[str, Any]) -> Raised:
     for key, kind in _EXCEPTION_KEYS.items():
         if type(data.get(key)) is not kind:
             raise Malformed(f"an exception without a proper '{key}'")
-    found: Raised = {"raises": cut(text(data["raises"]), RAISES_CAP),
-                     "message": cut(text(data["message"]), MESSAGE_CAP),
-                     "traceback": cut_start(text(data["traceback"]), TRACEBACK_CAP),
-                     "ni": data["ni"], "import": data["import"]}
+    found: Raised = {
+        "raises": cut(text(data["raises"]), RAISES_CAP),
+        "message": cut(text(data["message"]), MESSAGE_CAP),
+        "traceback": cut_start(text(data["traceback"]), TRACEBACK_CAP),
+        "ni": data["ni"],
+        "import": data["import"],
+    }
     if "origin" in data:  # text() refuses anything but a string
         found["origin"] = cut(text(data["origin"]), ORIGIN_CAP)
     return found

@@ -35,7 +35,7 @@ from grader.run.channel import Channel, ServerFault, ServerStartError
 from grader.run.sandbox import BOX, bwrap_prefix, copy_box, interpreter, promise
 from grader.run.watchdog import ANSWER_TIMEOUT_S, BoundaryShort, RunOutcome, Test
 from grader.sandboxes import Confinement
-from grader.suite.schema import Limits
+from grader.suite.limits import Limits
 
 START_TIMEOUT_S = 30.0
 _slots = itertools.count()  # each fork server of this process gets its own tests' uid
@@ -44,8 +44,14 @@ _slots = itertools.count()  # each fork server of this process gets its own test
 class ForkServer:
     """One worker process that runs each test of a submission in fresh, confined processes."""
 
-    def __init__(self, code_dir: Path, scratch: Path, sandbox: Confinement = "process",
-                 inputs: Path | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        code_dir: Path,
+        scratch: Path,
+        sandbox: Confinement = "process",
+        inputs: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.code_dir = code_dir
         self.scratch = scratch
         self.sandbox = sandbox
@@ -76,8 +82,9 @@ class ForkServer:
         try:
             self.open_to_tests()
         except OSError as error:
-            raise ServerStartError(f"the scratch folder could not be opened to the tests' uid "
-                                   f"alone ({error.strerror or error})") from error
+            raise ServerStartError(
+                f"the scratch folder could not be opened to the tests' uid alone ({error.strerror or error})"
+            ) from error
         if self.spare_cgroup is None:
             self.spare_cgroup = TestCgroup.create(self.slot)
         measured = self.spare_cgroup is not None and self.spare_cgroup.measures >= {"cpu", "memory"}
@@ -86,26 +93,35 @@ class ForkServer:
         except policy.PolicyUnavailable as error:
             raise ServerStartError(str(error)) from error
         inputs = [str(self.inputs)] if self.inputs else []
-        config = ServerConfig(code_dir=str(self.code_dir), io_dir=str(self.io_dir), inputs=inputs,
-                              sandboxed=self.sandbox == "bwrap",
-                              namespaces=self.sandbox != "container", done_at_result=measured,
-                              test_uid=self.test_uid, seccomp=program.hex(),
-                              reach=[str(Path(sys.base_prefix).resolve()), str(self.code_dir),
-                                     *inputs])
+        config = ServerConfig(
+            code_dir=str(self.code_dir),
+            io_dir=str(self.io_dir),
+            inputs=inputs,
+            sandboxed=self.sandbox == "bwrap",
+            namespaces=self.sandbox != "container",
+            done_at_result=measured,
+            test_uid=self.test_uid,
+            seccomp=program.hex(),
+            reach=[str(Path(sys.base_prefix).resolve()), str(self.code_dir), *inputs],
+        )
         if self.sandbox == "bwrap":
             worker_dir = self.scratch / "worker"
             worker_dir.mkdir(mode=0o700, exist_ok=True)
             copy_box(worker_dir)
             read_only = [self.code_dir, worker_dir, *([self.inputs] if self.inputs else [])]
             prefix = bwrap_prefix(read_only, [self.io_dir], self.env)
-            command = [*prefix, interpreter(), "-I", "-S", str(worker_dir / "worker.py"),
-                       json.dumps(config)]
+            command = [*prefix, interpreter(), "-I", "-S", str(worker_dir / "worker.py"), json.dumps(config)]
         else:
-            command = [sys.executable, "-I", "-S", str(BOX / "worker.py"),
-                       json.dumps(config)]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, cwd=self.scratch,
-                                        start_new_session=True, env=self.env)
+            command = [sys.executable, "-I", "-S", str(BOX / "worker.py"), json.dumps(config)]
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=self.scratch,
+            start_new_session=True,
+            env=self.env,
+        )
         assert self.process.stdout is not None
         self.channel = Channel(self.process.stdout.fileno())
         try:
@@ -160,7 +176,7 @@ class ForkServer:
             if remaining <= 0 or not select.select([], [fd], [], remaining)[1]:
                 raise ServerFault("the fork server stopped reading its requests")
             try:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             except BlockingIOError:
                 continue
 
@@ -201,22 +217,34 @@ class ForkServer:
 
     # -- one test
 
-    def run_calls(self, steps: list[dict[str, Any]], limits: Limits,
-                  helpers: list[HelperCode] | None = None) -> RunOutcome:
+    def run_calls(
+        self, steps: list[dict[str, Any]], limits: Limits, helpers: list[HelperCode] | None = None
+    ) -> RunOutcome:
         """Run a call test's steps under `limits` (with reference `helpers` swapped in); never
         raises for anything the test does."""
-        request = CallRequest(kind="call", steps=steps, limits=_wire(limits), stdin=None,
-                              env=self.suite_env)
+        request = CallRequest(kind="call", steps=steps, limits=_wire(limits), stdin=None, env=self.suite_env)
         if helpers:
             request["helpers"] = helpers
         return self._run(request, limits)
 
-    def run_driver(self, driver: str, argv: list[str], stdin_file: Path | None,
-                   limits: Limits, helpers: list[HelperCode] | None = None) -> RunOutcome:
+    def run_driver(
+        self,
+        driver: str,
+        argv: list[str],
+        stdin_file: Path | None,
+        limits: Limits,
+        helpers: list[HelperCode] | None = None,
+    ) -> RunOutcome:
         """Run a driver as a program under `limits` (the submitted modules with reference
         `helpers` swapped in); never raises for anything the test does."""
-        request = DriverRequest(kind="transcript", driver=driver, argv=argv, limits=_wire(limits),
-                                env=self.suite_env, stdin=str(stdin_file) if stdin_file else None)
+        request = DriverRequest(
+            kind="transcript",
+            driver=driver,
+            argv=argv,
+            limits=_wire(limits),
+            env=self.suite_env,
+            stdin=str(stdin_file) if stdin_file else None,
+        )
         if helpers:
             request["helpers"] = helpers
         return self._run(request, limits)
@@ -260,9 +288,11 @@ class ForkServer:
         free = found.f_bavail * found.f_frsize  # what an unprivileged writer may still use
         if free >= needed:
             return None
-        return (f"the grader's disk {mount_point(self.io_dir)} is full: {free // 1024} kB free, "
-                f"a test may write {needed // 1024} kB (output and scratch); free space there and "
-                f"grade again")
+        return (
+            f"the grader's disk {mount_point(self.io_dir)} is full: {free // 1024} kB free, "
+            f"a test may write {needed // 1024} kB (output and scratch); free space there and "
+            f"grade again"
+        )
 
     def _blame_the_disk(self, outcome: RunOutcome, limits: Limits) -> None:
         """A test that could not write its output for lack of space (it says so, or the disk is
@@ -272,8 +302,9 @@ class ForkServer:
             return
         full = self.disk_problem(limits)
         if lost is not None:
-            outcome.worker_failure = full or (f"the grader's disk {mount_point(self.io_dir)} "
-                                              f"refused the test's output ({lost})")
+            outcome.worker_failure = full or (
+                f"the grader's disk {mount_point(self.io_dir)} refused the test's output ({lost})"
+            )
         elif full is not None and outcome.killed_for is None:
             outcome.worker_failure = full
 
@@ -293,6 +324,9 @@ def mount_point(path: Path) -> Path:
 
 def _wire(limits: Limits) -> RequestLimits:
     """The limits the test process applies to itself (the parent judges all of them again)."""
-    return RequestLimits(cpu_s=limits.cpu_s, output_bytes=int(limits.output_kb * 1024),
-                         scratch_bytes=int(limits.scratch_mb * 1024 * 1024),
-                         scratch_files=limits.scratch_files)
+    return RequestLimits(
+        cpu_s=limits.cpu_s,
+        output_bytes=int(limits.output_kb * 1024),
+        scratch_bytes=int(limits.scratch_mb * 1024 * 1024),
+        scratch_files=limits.scratch_files,
+    )

@@ -26,8 +26,7 @@ from grader.sandboxes import SANDBOX_CHOICES, Confinement, SandboxChoice, asked
 
 # What the fork server keeps inside bubblewrap as real root: it forks, unshares, mounts, switches
 # each test to its uid; the tests drop all of them before their request runs.
-SERVER_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_MKNOD",
-                       "CAP_CHOWN")
+SERVER_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_MKNOD", "CAP_CHOWN")
 
 
 class SandboxUnavailable(UserError):
@@ -97,21 +96,23 @@ def container_works() -> str | None:
         return problem
     prefix = Path(sys.base_prefix).resolve()
     if not all(part.stat().st_mode & 0o001 for part in [*prefix.parents, prefix]):
-        return (f"the interpreter's installation {prefix} is not reachable by unprivileged users "
-                "(a folder above it is closed to others): install Python where others can read it")
+        return (
+            f"the interpreter's installation {prefix} is not reachable by unprivileged users "
+            "(a folder above it is closed to others): install Python where others can read it"
+        )
     return None
 
 
-def choose(flag: str | None, suite: SandboxChoice | None, default: SandboxChoice,
-           hidden: bool = False) -> Confinement:
+def choose(
+    flag: str | None, suite: SandboxChoice | None, default: SandboxChoice, hidden: bool = False
+) -> Confinement:
     """How tests run here: the command line's flag, else $GRADER_SANDBOX, else the suite's
     `sandbox:` key, else the command's own default. `auto` is bubblewrap where it works, else
     `container` where that works, else `process`, which exposes the file system: never for
     tests that are `hidden` (only an explicit `process` runs those that way)."""
     choice = asked(flag) or suite or default
     if choice not in SANDBOX_CHOICES:
-        raise SandboxUnavailable(f"unknown sandbox {choice!r} (choose one of "
-                                 f"{', '.join(SANDBOX_CHOICES)})")
+        raise SandboxUnavailable(f"unknown sandbox {choice!r} (choose one of {', '.join(SANDBOX_CHOICES)})")
     if choice == "process":
         return "process"
     if choice == "container":
@@ -130,9 +131,12 @@ def choose(flag: str | None, suite: SandboxChoice | None, default: SandboxChoice
         raise SandboxUnavailable(
             f"no sandbox that hides hidden tests works here: {problem}; container: "
             f"{container_problem}. Install bubblewrap (apt-get install bubblewrap), or grade "
-            "with --sandbox process to accept a sandbox that exposes the file system")
-    raise SandboxUnavailable(f"{problem}; install it (apt-get install bubblewrap) or grade with "
-                             "--sandbox process to rely on process limits alone")
+            "with --sandbox process to accept a sandbox that exposes the file system"
+        )
+    raise SandboxUnavailable(
+        f"{problem}; install it (apt-get install bubblewrap) or grade with "
+        "--sandbox process to rely on process limits alone"
+    )
 
 
 def for_reference() -> Confinement:
@@ -144,9 +148,12 @@ def promise(level: Confinement, uid: int | None) -> Promise:
     """What `level` guarantees each test on this host; `uid`: the tests' uid (root graders)."""
     root = os.geteuid() == 0
     namespaced = level != "container" and (root or level == "bwrap")
-    return Promise(uid=uid if root else None,
-                   namespaces=frozenset(NAMESPACES) if namespaced else frozenset(),
-                   cgroups=frozenset(every_hierarchy()), empty_bounding=root)
+    return Promise(
+        uid=uid if root else None,
+        namespaces=frozenset(NAMESPACES) if namespaced else frozenset(),
+        cgroups=frozenset(every_hierarchy()),
+        empty_bounding=root,
+    )
 
 
 def system_binds() -> list[str]:
@@ -199,13 +206,31 @@ def bwrap_prefix(read_only: list[Path], writable: list[Path], env: dict[str, str
         privileges = ["--cap-drop", "ALL"]
         for capability in SERVER_CAPABILITIES:
             privileges += ["--cap-add", capability]
-        namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
-                      "--unshare-cgroup-try"]
+        namespaces = [
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-net",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+        ]
     else:
         privileges = ["--cap-drop", "ALL", "--uid", "65534", "--gid", "65534"]
         namespaces = ["--unshare-all", "--unshare-user"]
-    args = [binary, *namespaces, *privileges, "--die-with-parent", "--new-session",
-            "--clearenv", *system_binds(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args = [
+        binary,
+        *namespaces,
+        *privileges,
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        *system_binds(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+    ]
     for path in read_only:
         args += ["--ro-bind", str(path), str(path)]
     for path in writable:

@@ -53,12 +53,28 @@ def _safe_member(name: str) -> PurePosixPath:
 # that is not the UTF-8 it claims (UnicodeDecodeError, a ValueError), an encrypted member
 # (RuntimeError), an unknown compression method (NotImplementedError), corrupted deflate, bzip2
 # or lzma data, a member that ends before its stated size (EOFError), a bad CRC (BadZipFile)...
-UNREADABLE_ZIP = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, RuntimeError,
-                  NotImplementedError, ValueError, zlib.error, lzma.LZMAError, struct.error,
-                  IndexError, KeyError, OverflowError)
-_SPECIAL_FILES = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-                  (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                  (stat.S_ISDIR, "a folder"))
+UNREADABLE_ZIP = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    OSError,
+    EOFError,
+    RuntimeError,
+    NotImplementedError,
+    ValueError,
+    zlib.error,
+    lzma.LZMAError,
+    struct.error,
+    IndexError,
+    KeyError,
+    OverflowError,
+)
+_SPECIAL_FILES = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+)
 
 
 def _not_regular(mode: int) -> str | None:
@@ -100,8 +116,7 @@ def open_archive(archive: Path) -> Iterator[zipfile.ZipFile]:
             raise SubmissionError(f"{name}: not a regular file ({kind})")
         fd = os.open(archive, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
-        raise SubmissionError(f"{name}: cannot be read ({inert_name(error.strerror or '')})"
-                              ) from error
+        raise SubmissionError(f"{name}: cannot be read ({inert_name(error.strerror or '')})") from error
     with os.fdopen(fd, "rb") as handle:
         kind = _not_regular(os.fstat(handle.fileno()).st_mode)
         if kind is not None:
@@ -110,8 +125,7 @@ def open_archive(archive: Path) -> Iterator[zipfile.ZipFile]:
             with zipfile.ZipFile(handle) as bundle:
                 yield bundle
         except UNREADABLE_ZIP as error:
-            raise SubmissionError(f"{name}: not a readable .zip file ({_reason(error)})"
-                                  ) from error
+            raise SubmissionError(f"{name}: not a readable .zip file ({_reason(error)})") from error
 
 
 def _files_from_zip(archive: Path) -> dict[str, bytes]:
@@ -130,8 +144,10 @@ def _files_from_zip(archive: Path) -> dict[str, bytes]:
             if stat.S_ISLNK(member.external_attr >> 16):
                 raise SubmissionError(f"{name}: '{shown}' is a symbolic link")
             if member.flag_bits & 0x1:
-                raise SubmissionError(f"{name}: not a readable .zip file ('{shown}' is encrypted: "
-                                      f"zip it again without a password)")
+                raise SubmissionError(
+                    f"{name}: not a readable .zip file ('{shown}' is encrypted: "
+                    f"zip it again without a password)"
+                )
             if member.file_size > MAX_FILE_BYTES:
                 raise SubmissionError(f"{name}: '{shown}' is too large")
             total += member.file_size
@@ -167,9 +183,15 @@ def _pick(files: dict[str, bytes], wanted: str) -> bytes | None:
     return files[nested[0]] if len(nested) == 1 else None
 
 
-def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
-            destination: Path, overlay: Path | None = None,
-            compile_limits: CompileLimits | None = None) -> Prepared:
+def prepare(
+    source: Path,
+    exercise: str,
+    submit: list[str],
+    given: list[str],
+    destination: Path,
+    overlay: Path | None = None,
+    compile_limits: CompileLimits | None = None,
+) -> Prepared:
     """Lay out `source` (folder or .zip) in `destination`; `overlay` fills files it lacks.
 
     The modules are compiled in a child process under `compile_limits` (`grader.run.compiling`),
@@ -181,8 +203,7 @@ def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
     elif source.suffix == ".zip":
         files = _files_from_zip(source)
     else:
-        raise SubmissionError(f"{inert_name(str(source))}: a submission is a folder or a .zip "
-                              f"file")
+        raise SubmissionError(f"{inert_name(str(source))}: a submission is a folder or a .zip file")
     destination.mkdir(parents=True, exist_ok=True)
     prepared = Prepared(code_dir=destination)
     for name in submit:
@@ -194,15 +215,21 @@ def prepare(source: Path, exercise: str, submit: list[str], given: list[str],
             continue
         (destination / name).write_bytes(data)
     wanted = set(submit)
-    prepared.ignored = sorted(inert_name(n) for n in files if PurePosixPath(n).name not in wanted
-                              and PurePosixPath(n).name not in given)
+    prepared.ignored = sorted(
+        inert_name(n)
+        for n in files
+        if PurePosixPath(n).name not in wanted and PurePosixPath(n).name not in given
+    )
     for name in given:
         origin = Exercise.named(exercise).given_file(name)
         if not origin.exists():
             raise SubmissionError(f"{origin}: the given file named in the suite does not exist")
         shutil.copyfile(origin, destination / name)
-    modules = {name: destination / name for name in [*submit, *given]
-               if name.endswith(".py") and (destination / name).exists()}
+    modules = {
+        name: destination / name
+        for name in [*submit, *given]
+        if name.endswith(".py") and (destination / name).exists()
+    }
     compiled = compile_files(modules, compile_limits)
     prepared.syntax_errors = compiled.errors
     prepared.compile_problem = compiled.problem

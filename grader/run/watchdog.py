@@ -23,7 +23,7 @@ from grader.run.box.protocol import GO, RESULT_CAP_BYTES, Done, Request
 from grader.run.cgroup import SlotGroups, TestCgroup
 from grader.run.channel import Channel, ServerFault
 from grader.run.received import decode_result
-from grader.suite.schema import Limits
+from grader.suite.limits import Limits
 
 SAMPLE_INTERVALS_S = ((0.25, 0.01), (2.0, 0.02), (float("inf"), 0.05))  # (until s, every s)
 THREAD_ALLOWANCE = 64  # tasks above the process limit (pids.max), but in a test that counts work
@@ -34,11 +34,11 @@ MEMORY_BACKSTOP = (1.25, 32 * 1024 * 1024)  # the kernel's hard limit: limit x 1
 KillReason: TypeAlias = Literal["cpu", "wall", "memory", "output", "processes", "asleep"]
 
 
-
 def counts_work(request: Request) -> bool:
     """Whether the test counts a call's work (`count:`): it then runs as one task, no thread
     or process besides its own, so that no work escapes the tracer of its one thread."""
     return request["kind"] == "call" and any(step.get("count") for step in request["steps"])
+
 
 class BoundaryShort(ServerFault):
     """A test did not get the boundary its sandbox level promises: it runs nothing (JE)."""
@@ -90,8 +90,7 @@ class Server(Protocol):
 class Test:
     """One test in flight: hand over the request, watch, collect, clean up."""
 
-    def __init__(self, server: Server, request: Request, limits: Limits,
-                 outcome: RunOutcome) -> None:
+    def __init__(self, server: Server, request: Request, limits: Limits, outcome: RunOutcome) -> None:
         self.server = server
         self.request = request
         self.limits = limits
@@ -171,8 +170,9 @@ class Test:
             problems.append(f"no cgroup of its own in {', '.join(self.cgroup.missing)}")
         if problems:
             why = f" (namespaces: {server.why_no_namespaces})" if server.why_no_namespaces else ""
-            raise BoundaryShort(f"the test's boundary is weaker than the sandbox promises: it "
-                                f"{'; it '.join(problems)}{why}")
+            raise BoundaryShort(
+                f"the test's boundary is weaker than the sandbox promises: it {'; it '.join(problems)}{why}"
+            )
 
     def _sample(self, started: float, sleep: SleepWatch) -> KillReason | None:
         """Why the test must be stopped now, if it must."""
@@ -257,8 +257,9 @@ class Test:
             raise ServerFault("the fork server announced an oversized result")
         raw = channel.payload(size, time.monotonic() + ANSWER_TIMEOUT_S)
         exit_code = done["exit_code"]
-        if exit_code is None and (cgroup is None or not cgroup.measures >= {"cpu", "memory"}
-                                  or not raw):  # it answered and is exiting: only a cgroup measures it
+        if exit_code is None and (
+            cgroup is None or not cgroup.measures >= {"cpu", "memory"} or not raw
+        ):  # it answered and is exiting: only a cgroup measures it
             raise ServerFault("the fork server did not wait for a test it cannot measure")
         outcome.exit_code = exit_code
         cpu = cgroup.cpu_s() if cgroup is not None else None
@@ -272,8 +273,9 @@ class Test:
             outcome.peak_mb = round(max(outcome.peak_mb, kernel_kb / 1024), 2)
         # Absolute: the kernel's maxrss when the server waited for the test, else what the test
         # added to the pages it shares with the fork server it was forked from.
-        outcome.resident_mb = round(max(done["maxrss_kb"] / 1024,
-                                        outcome.peak_mb + self.server.server_rss_kb / 1024), 2)
+        outcome.resident_mb = round(
+            max(done["maxrss_kb"] / 1024, outcome.peak_mb + self.server.server_rss_kb / 1024), 2
+        )
         if cgroup is not None and cgroup.oom_kills():
             outcome.killed_for = outcome.killed_for or "memory"
         if cgroup is not None and cgroup.refused_forks():

@@ -46,25 +46,32 @@ def error(message: str, status: int) -> JsonResponse:
 def methods(*allowed: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
     """The view answers `allowed` methods only, any other with a 405 naming them in `Allow`;
     CSRF-exempt (see above: nothing unsafe is ever done on a session cookie's word)."""
+
     def decorate(answer: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @functools.wraps(answer)
         def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if request.method not in allowed:
-                response = error(f"{str(request.method)[:16]} is not allowed here: "
-                                 f"{', '.join(allowed)} only", 405)
+                response = error(
+                    f"{str(request.method)[:16]} is not allowed here: {', '.join(allowed)} only", 405
+                )
                 response["Allow"] = ", ".join(allowed)
                 return response
             return answer(request, *args, **kwargs)
+
         exempt: Callable[..., HttpResponse] = csrf_exempt(guarded)
         return exempt
+
     return decorate
 
 
 @csrf_exempt
 def unknown(request: HttpRequest, rest: str = "") -> HttpResponse:
     """Any other address under /api/."""
-    return error("no such API address: POST /api/submissions, GET /api/submissions/ID, "
-                 "GET /api/assignments/NAME/grades.csv", 404)
+    return error(
+        "no such API address: POST /api/submissions, GET /api/submissions/ID, "
+        "GET /api/assignments/NAME/grades.csv",
+        404,
+    )
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
@@ -78,8 +85,9 @@ def server_error(request: HttpRequest) -> HttpResponse:
     """Django's 500 (a bug: its traceback goes to the log): JSON under /api/, else one line."""
     if request.path.startswith("/api"):
         return error("internal error: the service's log has the details", 500)
-    return HttpResponse("internal error: the service's log has the details", status=500,
-                        content_type="text/plain")
+    return HttpResponse(
+        "internal error: the service's log has the details", status=500, content_type="text/plain"
+    )
 
 
 def caller(request: HttpRequest, session: bool = True) -> User | None:
@@ -107,22 +115,24 @@ def upload_files(request: HttpRequest) -> tuple[str, list[tuple[str, bytes]]]:
     except RequestDataTooBig as failure:
         raise UploadTooLarge(f"the upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB") from failure
     except (MultiPartParserError, SuspiciousOperation) as failure:
-        raise UploadError("not a readable multipart form (fields 'assignment' and "
-                          "'files')") from failure
+        raise UploadError("not a readable multipart form (fields 'assignment' and 'files')") from failure
     if getattr(request, NOT_UTF8, False):
-        raise UploadError("a file name (or a part's header) is not UTF-8: name the files in "
-                          "UTF-8, with letters, digits, '_', '-' and '.'")
+        raise UploadError(
+            "a file name (or a part's header) is not UTF-8: name the files in "
+            "UTF-8, with letters, digits, '_', '-' and '.'"
+        )
     files = [(upload.name or "", upload.read()) for upload in uploads]
     return name, files
 
 
-def submit(request: HttpRequest, user: User, name: str,
-           files: list[tuple[str, bytes]]) -> Submission:
+def submit(request: HttpRequest, user: User, name: str, files: list[tuple[str, bytes]]) -> Submission:
     """Accept a submission (raises Refused or UploadError)."""
     assignment = course().assignment(name)
     if assignment is None:
-        raise jobs.Refused(f"no assignment named '{name[:64]}'" if name else
-                           "the form needs an 'assignment' field", 404 if name else 400)
+        raise jobs.Refused(
+            f"no assignment named '{name[:64]}'" if name else "the form needs an 'assignment' field",
+            404 if name else 400,
+        )
     return jobs.accept(course(), user, assignment, files)
 
 
@@ -170,11 +180,13 @@ def grades(request: HttpRequest, name: str) -> HttpResponse:
         return error(f"no assignment named '{name[:64]}'", 404)
     lms = request.GET.get("format", "")
     if lms and lms not in LMS_FORMATS:
-        return error(f"no format '{inert_name(lms)[:32]}': format={' or format='.join(LMS_FORMATS)}"
-                     f", or none for the grader's own columns", 400)
+        return error(
+            f"no format '{inert_name(lms)[:32]}': format={' or format='.join(LMS_FORMATS)}"
+            f", or none for the grader's own columns",
+            400,
+        )
     text = lms_grades_csv(course(), assignment, lms) if lms else grades_csv(course(), assignment)
     response = HttpResponse(text, content_type="text/csv")
     suffix = f"-{lms}" if lms else ""
-    response["Content-Disposition"] = \
-        f'attachment; filename="{assignment.name}-grades{suffix}.csv"'
+    response["Content-Disposition"] = f'attachment; filename="{assignment.name}-grades{suffix}.csv"'
     return response

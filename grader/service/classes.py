@@ -45,8 +45,12 @@ def class_rows(course: Course, assignment: Assignment) -> list[Row]:
     rows = []
     for user in sorted(users.values(), key=lambda u: u.username):
         mine = subs.get(user.pk, [])
-        row = Row(login=user.username, name=user.first_name,
-                  status=mine[-1].status if mine else MISSING, attempts=len(mine))
+        row = Row(
+            login=user.username,
+            name=user.first_name,
+            status=mine[-1].status if mine else MISSING,
+            attempts=len(mine),
+        )
         chosen = counted(mine, assignment.counts, seen.get(user.pk, NOTHING))
         if chosen is not None and chosen.results is not None:
             row.late_minutes = chosen.late_minutes
@@ -68,14 +72,16 @@ def regrade_changes(course: Course, assignment: Assignment) -> list[str]:
         return []
     lines: list[str] = []
     with Gradebook(path) as book:
-        for sub in Submission.objects.filter(assignment=assignment.name, generation__gt=1) \
-                .select_related("user").order_by("user__username", "number"):
+        for sub in (
+            Submission.objects.filter(assignment=assignment.name, generation__gt=1)
+            .select_related("user")
+            .order_by("user__username", "number")
+        ):
             before = book.keyed(f"{sub.id}#{sub.generation - 1}")
             after = book.keyed(f"{sub.id}#{sub.generation}")
             if before is None or after is None or before.score == after.score:
                 continue
-            lines += change_lines([change(f"{sub.user.username} (submission {sub.number})",
-                                          before, after)])
+            lines += change_lines([change(f"{sub.user.username} (submission {sub.number})", before, after)])
     return lines
 
 
@@ -107,16 +113,39 @@ def grades_csv(course: Course, assignment: Assignment) -> str:
     tests = test_names(course, assignment)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["login", "name", "status", "attempts", "late_minutes", "score", "max_score",
-                     "penalty", "final_score", *tests])
+    writer.writerow(
+        [
+            "login",
+            "name",
+            "status",
+            "attempts",
+            "late_minutes",
+            "score",
+            "max_score",
+            "penalty",
+            "final_score",
+            *tests,
+        ]
+    )
     for row in class_rows(course, assignment):
+
         def shown(value: float | int | None) -> str:
             return "" if value is None else number(float(value))
 
-        writer.writerow([csv_cell(row.login), csv_cell(row.name), row.status, row.attempts,
-                         shown(row.late_minutes), shown(row.score), shown(row.max_score),
-                         shown(row.penalty), shown(row.final_score) if row.counted_id else "0",
-                         *(shown(row.points.get(name)) for name in tests)])
+        writer.writerow(
+            [
+                csv_cell(row.login),
+                csv_cell(row.name),
+                row.status,
+                row.attempts,
+                shown(row.late_minutes),
+                shown(row.score),
+                shown(row.max_score),
+                shown(row.penalty),
+                shown(row.final_score) if row.counted_id else "0",
+                *(shown(row.points.get(name)) for name in tests),
+            ]
+        )
     return buffer.getvalue()
 
 
@@ -130,7 +159,12 @@ def lms_grades_csv(course: Course, assignment: Assignment, lms: str) -> str:
     grades = []
     for row in rows:
         person = course.people.get(row.login)
-        grades.append(LmsGrade(login=row.login, name=row.name,
-                               email=person.email if person is not None else "",
-                               score=(row.final_score or 0.0) if row.counted_id else 0.0))
+        grades.append(
+            LmsGrade(
+                login=row.login,
+                name=row.name,
+                email=person.email if person is not None else "",
+                score=(row.final_score or 0.0) if row.counted_id else 0.0,
+            )
+        )
     return lms_csv(lms, assignment.name, max_score, grades)

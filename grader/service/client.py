@@ -30,13 +30,13 @@ def _json(reply: requests.Response, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ServiceError(f"{what}: HTTP {reply.status_code}, not the service's JSON")
     if reply.status_code >= 400:
-        raise ServiceError(f"{what}: {inert_text(str(data.get('error', 'refused')))} "
-                           f"(HTTP {reply.status_code})")
+        raise ServiceError(
+            f"{what}: {inert_text(str(data.get('error', 'refused')))} (HTTP {reply.status_code})"
+        )
     return data
 
 
-def upload(url: str, assignment: str, files: list[Path], token: str,
-           timeout_s: float = 60) -> str:
+def upload(url: str, assignment: str, files: list[Path], token: str, timeout_s: float = 60) -> str:
     """POST the files; the submission's id."""
     parts = []
     for path in files:
@@ -45,16 +45,19 @@ def upload(url: str, assignment: str, files: list[Path], token: str,
         except OSError as error:
             raise ServiceError(f"{path}: cannot read ({error.strerror or error})") from error
     try:
-        reply = requests.post(f"{url.rstrip('/')}/api/submissions", data={"assignment": assignment},
-                              files=parts, headers={"Authorization": f"Bearer {token}"},
-                              timeout=timeout_s)
+        reply = requests.post(
+            f"{url.rstrip('/')}/api/submissions",
+            data={"assignment": assignment},
+            files=parts,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=timeout_s,
+        )
     except requests.RequestException as error:
         raise ServiceError(f"{url}: cannot reach the service ({type(error).__name__})") from error
     return str(_json(reply, url)["id"])
 
 
-def follow(url: str, ident: str, token: str, wait_s: float = 3600,
-           on_status: Any = None) -> dict[str, Any]:
+def follow(url: str, ident: str, token: str, wait_s: float = 3600, on_status: Any = None) -> dict[str, Any]:
     """Poll the submission until graded (or error); its last state."""
     deadline = time.monotonic() + wait_s
     address = f"{url.rstrip('/')}/api/submissions/{ident}"
@@ -62,8 +65,7 @@ def follow(url: str, ident: str, token: str, wait_s: float = 3600,
         try:
             reply = requests.get(address, headers={"Authorization": f"Bearer {token}"}, timeout=30)
         except requests.RequestException as error:
-            raise ServiceError(f"{url}: cannot reach the service ({type(error).__name__})") \
-                from error
+            raise ServiceError(f"{url}: cannot reach the service ({type(error).__name__})") from error
         data = _json(reply, address)
         if on_status is not None:
             on_status(data)
@@ -75,9 +77,12 @@ def follow(url: str, ident: str, token: str, wait_s: float = 3600,
 def print_submission(data: dict[str, Any], console: Console) -> None:
     """The report as `grader grade` prints it, from the API's (student-safe) view."""
     results = data.get("results") or {}
-    table = Table(title=Text(inert_text(f"{data.get('assignment')}: submission "
-                                        f"{data.get('number')} of {data.get('login')}")),
-                  title_justify="left")
+    table = Table(
+        title=Text(
+            inert_text(f"{data.get('assignment')}: submission {data.get('number')} of {data.get('login')}")
+        ),
+        title_justify="left",
+    )
     for column in ("test", "verdict", "points", "cpu s", "wall s", "peak MB"):
         table.add_column(column, overflow="fold" if column == "test" else "ellipsis")
     for test in results.get("tests", []):
@@ -85,10 +90,14 @@ def print_submission(data: dict[str, Any], console: Console) -> None:
         name = str(test.get("name", ""))
         if test.get("visibility", "visible") != "visible":
             name += f" ({test['visibility']})"
-        table.add_row(Text(inert_text(name)), Text(str(extra.get("verdict", ""))),
-                      f"{float(test.get('score', 0)):g}/{float(test.get('max_score', 0)):g}",
-                      f"{float(extra.get('cpu_s', 0)):.3f}", f"{float(extra.get('wall_s', 0)):.3f}",
-                      "-" if extra.get("peak_mb") is None else f"{float(extra['peak_mb']):.1f}")
+        table.add_row(
+            Text(inert_text(name)),
+            Text(str(extra.get("verdict", ""))),
+            f"{float(test.get('score', 0)):g}/{float(test.get('max_score', 0)):g}",
+            f"{float(extra.get('cpu_s', 0)):.3f}",
+            f"{float(extra.get('wall_s', 0)):.3f}",
+            "-" if extra.get("peak_mb") is None else f"{float(extra['peak_mb']):.1f}",
+        )
     console.print(table)
     if results.get("output"):
         console.print(Text.assemble(("note:", "yellow"), " ", inert_text(str(results["output"]))))
@@ -106,6 +115,10 @@ def print_submission(data: dict[str, Any], console: Console) -> None:
         return
     console.print(Text(f"Score: {score:g} / {top:g}", style="bold"))
     if data.get("late_minutes"):
-        console.print(Text(f"{data['late_minutes']} minute(s) late: penalty "
-                           f"{float(data.get('penalty') or 0):g}; final score "
-                           f"{float(data.get('final_score') or 0):g}"))
+        console.print(
+            Text(
+                f"{data['late_minutes']} minute(s) late: penalty "
+                f"{float(data.get('penalty') or 0):g}; final score "
+                f"{float(data.get('final_score') or 0):g}"
+            )
+        )

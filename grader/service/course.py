@@ -31,7 +31,7 @@ from grader.inert import inert_name, inert_text
 from grader.report.roster import read_table
 from grader.service.dates import zone_problem
 from grader.suite.load import line_of, located_message, read_yaml_file
-from grader.suite.schema import LocatedError
+from grader.suite.model import LocatedError
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 LOGIN_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,149}$")
@@ -90,6 +90,7 @@ class Assignment(Strict):
         if moment is not None and in_utc(moment) is None:
             raise ValueError(f"a date between {EARLIEST.year} and {LATEST.year}")
         return moment
+
     late: PerMinute | PerDay | Literal["none"] = "none"
     counts: Literal["latest", "best"] = "latest"
     attempts: Annotated[int, Field(ge=1)] | None = None
@@ -146,14 +147,17 @@ class Assignment(Strict):
             cap = "" if math.isinf(self.late.max) else f", at most {self.late.max:g}"
             return f"{self.late.per_minute:g} point(s) off per minute late{cap}"
         if isinstance(self.late, PerDay):
-            return (f"{self.late.per_day_percent:g}% off per day late, refused after "
-                    f"{self.late.max_days} day(s)")
+            return (
+                f"{self.late.per_day_percent:g}% off per day late, refused after {self.late.max_days} day(s)"
+            )
         return "no late submissions: closed at the due date"
 
 
 PUBLIC_URL_ENV = "GRADER_PUBLIC_URL"  # overrides the course file's public_url
-HOST_PATTERN = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}"
-                          r"[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$")
+HOST_PATTERN = re.compile(
+    r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}"
+    r"[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$"
+)
 
 
 def public_origin(url: str) -> str:
@@ -221,8 +225,7 @@ class CourseSpec(Strict):
         names = [assignment.name for assignment in self.assignments]
         for index, name in enumerate(names):
             if name in names[:index]:
-                raise LocatedError(("assignments", index, "name"),
-                                   f"assignment '{name}' is named twice")
+                raise LocatedError(("assignments", index, "name"), f"assignment '{name}' is named twice")
         return self
 
 
@@ -293,8 +296,9 @@ def load_course(path: Path, check_suites: bool = True) -> Course:
     """Read and validate a course file and its roster; every problem is one CourseError line."""
     node, data = read_yaml_file(path, "course file", CourseError)
     if not isinstance(data, dict):
-        raise CourseError(f"{path}: a course file is a mapping with keys title, roster, "
-                          f"instructors, assignments")
+        raise CourseError(
+            f"{path}: a course file is a mapping with keys title, roster, instructors, assignments"
+        )
     try:
         spec = CourseSpec.model_validate(data)
     except ValidationError as error:
@@ -305,8 +309,10 @@ def load_course(path: Path, check_suites: bool = True) -> Course:
     for index, login in enumerate(spec.instructors):
         if login not in course.people:
             line = line_of(node, ("instructors", index))
-            raise CourseError(f"{path}:{line}: instructors.{index}: '{inert_text(login)}' is not "
-                              f"a login of the roster {roster_path}")
+            raise CourseError(
+                f"{path}:{line}: instructors.{index}: '{inert_text(login)}' is not "
+                f"a login of the roster {roster_path}"
+            )
     if check_suites:
         for index, assignment in enumerate(spec.assignments):
             problem = _suite_problem(course.folder, assignment.exercise)
@@ -336,13 +342,18 @@ def read_people(path: Path, instructors: set[str]) -> dict[str, Person]:
         cells: dict[str, Any] = dict(zip(header, (cell.strip() for cell in row), strict=True))
         login = cells["login"]
         if not LOGIN_PATTERN.match(login):
-            raise CourseError(f"{path}:{line}: login '{inert_text(login)}' is not a plain login "
-                              f"(letters, digits and . _ @ + -)")
+            raise CourseError(
+                f"{path}:{line}: login '{inert_text(login)}' is not a plain login "
+                f"(letters, digits and . _ @ + -)"
+            )
         if login in people:
             raise CourseError(f"{path}:{line}: login '{login}' is listed twice")
-        people[login] = Person(login=login, name=inert_text(cells.get("name", "")),
-                               email=inert_text(cells.get("email", "")),
-                               instructor=login in instructors)
+        people[login] = Person(
+            login=login,
+            name=inert_text(cells.get("name", "")),
+            email=inert_text(cells.get("email", "")),
+            instructor=login in instructors,
+        )
     return people
 
 

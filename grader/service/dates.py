@@ -18,8 +18,14 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-UNITS = (("year", 365 * 86400), ("month", 30 * 86400), ("week", 7 * 86400), ("day", 86400),
-         ("hour", 3600), ("minute", 60))
+UNITS = (
+    ("year", 365 * 86400),
+    ("month", 30 * 86400),
+    ("week", 7 * 86400),
+    ("day", 86400),
+    ("hour", 3600),
+    ("minute", 60),
+)
 
 
 def zone_problem(name: str) -> str | None:
@@ -35,8 +41,9 @@ def human(moment: datetime, zone: ZoneInfo) -> str:
     """'Fri 4 Dec 2026, 23:59 CET': the same in every locale (no strftime names)."""
     local = moment.astimezone(zone)
     day = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")[local.weekday()]
-    month = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
-             "Dec")[local.month - 1]
+    month = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")[
+        local.month - 1
+    ]
     return f"{day} {local.day} {month} {local.year}, {local:%H:%M} {local.tzname()}"
 
 

@@ -48,16 +48,14 @@ def attempts_used(user: User, assignment: str) -> int:
     return int(Submission.objects.filter(user=user, assignment=assignment, given_back="").count())
 
 
-def accept(course: Course, user: User, assignment: Assignment,
-           files: list[tuple[str, bytes]]) -> Submission:
+def accept(course: Course, user: User, assignment: Assignment, files: list[tuple[str, bytes]]) -> Submission:
     """Check, store the bytes, commit the row: only then is the submission accepted."""
     moment = now()
     refused = refusal(assignment, user, moment, lambda date: human(date, course.spec.zone))
     if refused is not None:
         raise Refused(refused, 403)
     late = late_minutes(moment, due_for(assignment, user))
-    if assignment.attempts is not None and attempts_used(user, assignment.name) \
-            >= assignment.attempts:
+    if assignment.attempts is not None and attempts_used(user, assignment.name) >= assignment.attempts:
         raise Refused(f"no attempt left: {assignment.name} allows {assignment.attempts}", 429)
     data, names = bundle(files)
     check_file_names(course, assignment, files, names)
@@ -66,13 +64,21 @@ def accept(course: Course, user: User, assignment: Assignment,
         try:
             with transaction.atomic():
                 taken = Submission.objects.filter(user=user, assignment=assignment.name).count()
-                if assignment.attempts is not None and \
-                        attempts_used(user, assignment.name) >= assignment.attempts:
-                    raise Refused(f"no attempt left: {assignment.name} allows "
-                                  f"{assignment.attempts}", 429)
+                if (
+                    assignment.attempts is not None
+                    and attempts_used(user, assignment.name) >= assignment.attempts
+                ):
+                    raise Refused(f"no attempt left: {assignment.name} allows {assignment.attempts}", 429)
                 created: Submission = Submission.objects.create(
-                    id=uuid.uuid4().hex, user=user, assignment=assignment.name, number=taken + 1,
-                    submitted_at=moment, blob=sha, files=names, late_minutes=late)
+                    id=uuid.uuid4().hex,
+                    user=user,
+                    assignment=assignment.name,
+                    number=taken + 1,
+                    submitted_at=moment,
+                    blob=sha,
+                    files=names,
+                    late_minutes=late,
+                )
                 return created
         except IntegrityError:
             continue  # another submission of the same student took the number: count again
@@ -82,8 +88,9 @@ def accept(course: Course, user: User, assignment: Assignment,
 FIRST_GRADING = 1  # a submission's generation before any regrade: a student is waiting for it
 
 
-def check_file_names(course: Course, assignment: Assignment, files: list[tuple[str, bytes]],
-                     names: list[str]) -> None:
+def check_file_names(
+    course: Course, assignment: Assignment, files: list[tuple[str, bytes]], names: list[str]
+) -> None:
     """An UploadError (400, one line naming the expected files) when the upload lacks a file the
     assignment's suite lists under `submit:`, or sends a plain file it does not take: refused
     before it costs an attempt (`Grid.py` for `grid.py` once was graded 0)."""
@@ -92,8 +99,7 @@ def check_file_names(course: Course, assignment: Assignment, files: list[tuple[s
     except UserError:
         return  # a suite broken since the service started: the grading says so
     archive = len(files) == 1 and files[0][0].lower().endswith(".zip")
-    problem = file_names_problem(assignment.name, list(loaded.submit), list(loaded.given),
-                                 names, archive)
+    problem = file_names_problem(assignment.name, list(loaded.submit), list(loaded.given), names, archive)
     if problem is not None:
         raise UploadError(problem)
 
@@ -104,8 +110,10 @@ def claim(worker: str) -> Submission | None:
     whole class must not keep a student waiting); within each, students take turns, so one
     student's many submissions never hold up another's (`fair_order`)."""
     queued = Submission.objects.filter(status=QUEUED)
-    for waiting_kind in (queued.filter(generation=FIRST_GRADING),
-                         queued.filter(generation__gt=FIRST_GRADING)):
+    for waiting_kind in (
+        queued.filter(generation=FIRST_GRADING),
+        queued.filter(generation__gt=FIRST_GRADING),
+    ):
         claimed = _claim_fairly(worker, waiting_kind)
         if claimed is not None:
             return claimed
@@ -113,16 +121,20 @@ def claim(worker: str) -> Submission | None:
 
 
 def _claim_fairly(worker: str, waiting_kind: QuerySet[Submission]) -> Submission | None:
-    waiting = list(waiting_kind.order_by("submitted_at")
-                   .values_list("pk", "user_id", "submitted_at")[:FAIR_WINDOW])
+    waiting = list(
+        waiting_kind.order_by("submitted_at").values_list("pk", "user_id", "submitted_at")[:FAIR_WINDOW]
+    )
     if not waiting:
         return None
-    served = Counter(Submission.objects.filter(Q(status=RUNNING) | Q(
-        status__in=[GRADED, ERROR], graded_at__gte=waiting[0][2])).values_list("user_id",
-                                                                               flat=True))
+    served = Counter(
+        Submission.objects.filter(
+            Q(status=RUNNING) | Q(status__in=[GRADED, ERROR], graded_at__gte=waiting[0][2])
+        ).values_list("user_id", flat=True)
+    )
     for pk in fair_order([(pk, user) for pk, user, _ in waiting], served)[:5]:
         taken = Submission.objects.filter(pk=pk, status=QUEUED).update(
-            status=RUNNING, worker=worker, heartbeat=now(), tries=F("tries") + 1, progress="")
+            status=RUNNING, worker=worker, heartbeat=now(), tries=F("tries") + 1, progress=""
+        )
         if taken:
             claimed: Submission = Submission.objects.select_related("user").get(pk=pk)
             return claimed
@@ -169,40 +181,59 @@ def stale_seconds() -> float:
 
 def beat(sub: Submission, worker: str) -> bool:
     """The worker is alive and grading `sub`; False when the job is no longer its own."""
-    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker)
-                .update(heartbeat=now()))
+    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker).update(heartbeat=now()))
 
 
 def stale_workers(workers: list[str], stale_s: float) -> list[str]:
     """Those of `workers` whose running job's heartbeat is older than `stale_s` (frozen)."""
     before = now() - timedelta(seconds=stale_s)
-    return sorted(set(Submission.objects.filter(status=RUNNING, worker__in=workers,
-                                                heartbeat__lt=before)
-                      .values_list("worker", flat=True)))
+    return sorted(
+        set(
+            Submission.objects.filter(status=RUNNING, worker__in=workers, heartbeat__lt=before).values_list(
+                "worker", flat=True
+            )
+        )
+    )
 
 
 def progress(sub: Submission, worker: str, text: str) -> bool:
     """Say how far the grading is; False when the job is no longer this worker's."""
-    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker)
-                .update(progress=text[:200], heartbeat=now()))
+    return bool(
+        Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker).update(
+            progress=text[:200], heartbeat=now()
+        )
+    )
 
 
-def finish(sub: Submission, worker: str, results: dict[str, Any], attempt: int,
-           penalty: float, failed: bool = False) -> bool:
+def finish(
+    sub: Submission, worker: str, results: dict[str, Any], attempt: int, penalty: float, failed: bool = False
+) -> bool:
     """Record the grading (once: only while the job is still this worker's); `failed`: the
     grader's own error (JE), shown as status error."""
     score = float(results["score"])
-    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker).update(
-        status=ERROR if failed else GRADED, results=json.loads(json.dumps(results)), score=score,
-        max_score=float(results["extra_data"]["max_score"]), penalty=penalty,
-        final_score=max(0.0, score - penalty), attempt=attempt, graded_at=now(), progress=""))
+    return bool(
+        Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker).update(
+            status=ERROR if failed else GRADED,
+            results=json.loads(json.dumps(results)),
+            score=score,
+            max_score=float(results["extra_data"]["max_score"]),
+            penalty=penalty,
+            final_score=max(0.0, score - penalty),
+            attempt=attempt,
+            graded_at=now(),
+            progress="",
+        )
+    )
 
 
 def fail(sub: Submission, worker: str, why: str) -> bool:
     """The job cannot be graded at all (its assignment or suite is gone or broken): an error
     that says why; a regrade once fixed grades it."""
-    return bool(Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker)
-                .update(status=ERROR, progress=why[:200]))
+    return bool(
+        Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker).update(
+            status=ERROR, progress=why[:200]
+        )
+    )
 
 
 def requeue(workers_gone: list[str] | None = None) -> int:
@@ -212,14 +243,20 @@ def requeue(workers_gone: list[str] | None = None) -> int:
     if workers_gone is not None:
         running = running.filter(worker__in=workers_gone)
     failed: int = running.filter(tries__gte=MAX_TRIES).update(
-        status=ERROR, progress=f"grading stopped {MAX_TRIES} times (its worker died)")
+        status=ERROR, progress=f"grading stopped {MAX_TRIES} times (its worker died)"
+    )
     again: int = running.filter(tries__lt=MAX_TRIES).update(status=QUEUED, worker="", progress="")
     return failed + again
 
 
 def regrade(assignment: str, tests: list[str] | None = None) -> int:
     """Queue every graded submission of `assignment` again (only `tests`, when named)."""
-    count: int = Submission.objects.filter(assignment=assignment, status__in=[GRADED, ERROR]) \
-        .update(status=QUEUED, generation=F("generation") + 1, only_tests=tests or None, tries=0,
-                worker="", progress="")
+    count: int = Submission.objects.filter(assignment=assignment, status__in=[GRADED, ERROR]).update(
+        status=QUEUED,
+        generation=F("generation") + 1,
+        only_tests=tests or None,
+        tries=0,
+        worker="",
+        progress="",
+    )
     return count

@@ -18,8 +18,9 @@ STATUSES = [(QUEUED, QUEUED), (RUNNING, RUNNING), (GRADED, GRADED), (ERROR, ERRO
 class Token(models.Model):
     """A person's token, kept as a keyed hash only (the token itself is shown once)."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                related_name="grader_token")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="grader_token"
+    )
     digest = models.CharField(max_length=128, unique=True)
     created = models.DateTimeField(auto_now_add=True)
 
@@ -32,8 +33,9 @@ class Extension(models.Model):
     due = models.DateTimeField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "assignment"],
-                                               name="one_extension_per_assignment")]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "assignment"], name="one_extension_per_assignment")
+        ]
 
 
 class Release(models.Model):
@@ -73,10 +75,13 @@ class Submission(models.Model):
     given_back = models.TextField(blank=True, default="")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "assignment", "number"],
-                                               name="one_number_per_submission")]
-        indexes = [models.Index(fields=["status", "submitted_at"]),
-                   models.Index(fields=["assignment", "user"])]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "assignment", "number"], name="one_number_per_submission")
+        ]
+        indexes = [
+            models.Index(fields=["status", "submitted_at"]),
+            models.Index(fields=["assignment", "user"]),
+        ]
 
 
 class AuditEntry(models.Model):

@@ -1,12 +1,10 @@
 """The web pages: sign in with a token, assignments and uploads, a submission's page (it follows
-its grading, then shows the student-safe feedback), and the instructors' pages."""
+its grading, then shows the student-safe feedback). The instructors' are in instructor_pages."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from django.contrib.auth import login, logout
 from django.contrib.auth.models import User
@@ -16,25 +14,13 @@ from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
 from grader.service import jobs
-from grader.service.api import course, grades, submit, upload_files
-from grader.service.classes import class_rows, regrade_changes, test_names
-from grader.service.course import EARLIEST, LATEST, Assignment, in_utc
-from grader.service.dates import human
+from grader.service.api import course, submit, upload_files
 from grader.service.models import (
-    QUEUED,
-    RUNNING,
-    AuditEntry,
-    Extension,
-    Release,
     Submission,
 )
 from grader.service.people import user_of_token
 from grader.service.policy import (
     due_for,
-    release_effect,
-    sharing_hidden_tests,
-    texts_out,
-    texts_shown_after,
 )
 from grader.service.shown import home_rows, statement_html, submission_view
 from grader.service.storage import UploadError
@@ -42,34 +28,44 @@ from grader.service.storage import UploadError
 STATIC = Path(__file__).resolve().parent / "static"
 SHARED = Path(__file__).resolve().parent.parent / "report"
 # name -> (the file, its content type); sortable.js is the batch summary's own sorting script.
-STATIC_FILES = {"grader.js": (STATIC / "grader.js", "text/javascript"),
-                "grader.css": (STATIC / "grader.css", "text/css"),
-                "simple.css": (STATIC / "simple.css", "text/css"),
-                "sortable.js": (SHARED / "sortable.js", "text/javascript")}
+STATIC_FILES = {
+    "grader.js": (STATIC / "grader.js", "text/javascript"),
+    "grader.css": (STATIC / "grader.css", "text/css"),
+    "simple.css": (STATIC / "simple.css", "text/css"),
+    "sortable.js": (SHARED / "sortable.js", "text/javascript"),
+}
 # No inline script or style anywhere: what a submission printed can never run in a page.
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 
-def content_security_policy(get_response: Callable[[HttpRequest], HttpResponse]
-                            ) -> Callable[[HttpRequest], HttpResponse]:
+def content_security_policy(
+    get_response: Callable[[HttpRequest], HttpResponse],
+) -> Callable[[HttpRequest], HttpResponse]:
     """Middleware: every response carries the Content-Security-Policy."""
+
     def middleware(request: HttpRequest) -> HttpResponse:
         response = get_response(request)
         response["Content-Security-Policy"] = CSP
         return response
+
     return middleware
 
 
-def never_cached(get_response: Callable[[HttpRequest], HttpResponse]
-                 ) -> Callable[[HttpRequest], HttpResponse]:
+def never_cached(
+    get_response: Callable[[HttpRequest], HttpResponse],
+) -> Callable[[HttpRequest], HttpResponse]:
     """Middleware: every answer but the static files is `Cache-Control: no-store` (with
     `private`...): a student's page or scores never stay in a shared or browser cache."""
+
     def middleware(request: HttpRequest) -> HttpResponse:
         response = get_response(request)
         if not request.path.startswith("/static/"):
             add_never_cache_headers(response)
         return response
+
     return middleware
 
 
@@ -97,12 +93,17 @@ def home(request: HttpRequest) -> HttpResponse:
         problem = "That token signs nobody in."
     user = signed_in(request)
     if user is None:
-        return render(request, "service/signin.html",
-                      {"title": course().spec.title, "problem": problem},
-                      status=401 if problem else 200)
-    return render(request, "service/home.html",
-                  {"title": course().spec.title, "user": user,
-                   "assignments": home_rows(course(), user, jobs.now())})
+        return render(
+            request,
+            "service/signin.html",
+            {"title": course().spec.title, "problem": problem},
+            status=401 if problem else 200,
+        )
+    return render(
+        request,
+        "service/home.html",
+        {"title": course().spec.title, "user": user, "assignments": home_rows(course(), user, jobs.now())},
+    )
 
 
 @require_POST
@@ -129,12 +130,19 @@ def assignment_page(request: HttpRequest, name: str) -> HttpResponse:
         except UploadError as bad:
             problem, status = str(bad), bad.status
     used = jobs.attempts_used(user, name)
-    return render(request, "service/assignment.html",
-                  {"a": assignment, "due": due_for(assignment, user), "problem": problem,
-                   "left": None if assignment.attempts is None else assignment.attempts - used,
-                   "mine": Submission.objects.filter(user=user, assignment=name)
-                   .order_by("-number"),
-                   "statement": statement_html(course(), assignment)}, status=status)
+    return render(
+        request,
+        "service/assignment.html",
+        {
+            "a": assignment,
+            "due": due_for(assignment, user),
+            "problem": problem,
+            "left": None if assignment.attempts is None else assignment.attempts - used,
+            "mine": Submission.objects.filter(user=user, assignment=name).order_by("-number"),
+            "statement": statement_html(course(), assignment),
+        },
+        status=status,
+    )
 
 
 def submission_page(request: HttpRequest, ident: str) -> HttpResponse:
@@ -149,252 +157,3 @@ def submission_page(request: HttpRequest, ident: str) -> HttpResponse:
         raise Http404("no such submission")
     data = submission_view(course(), sub, assignment, user, jobs.now())
     return render(request, "service/submission.html", {"s": data, "sub": sub, "a": assignment})
-
-
-def _instructor(request: HttpRequest) -> User:
-    user = signed_in(request)
-    if user is None or not user.is_staff:
-        raise PermissionError
-    return user
-
-
-def staff_only(page: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if signed_in(request) is None:
-            return redirect("/")
-        try:
-            _instructor(request)
-        except PermissionError:
-            return HttpResponse("instructors only", status=403, content_type="text/plain")
-        return page(request, *args, **kwargs)
-    return guarded
-
-
-@staff_only
-def instructor_home(request: HttpRequest) -> HttpResponse:
-    queue = Submission.objects.filter(status__in=[QUEUED, RUNNING]).select_related("user") \
-        .order_by("submitted_at")[:200]
-    return render(request, "service/instructor.html",
-                  {"title": course().spec.title, "assignments": course().spec.assignments,
-                   "queue": queue,
-                   "queued": Submission.objects.filter(status=QUEUED).count(),
-                   "running": Submission.objects.filter(status=RUNNING).count()})
-
-
-def _assignment_or_404(name: str) -> Any:
-    assignment = course().assignment(name)
-    if assignment is None:
-        raise Http404(name)
-    return assignment
-
-
-@staff_only
-def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
-    return render(request, "service/class.html",
-                  {"a": assignment, "rows": class_rows(course(), assignment),
-                   "tests": test_names(course(), assignment),
-                   "changes": regrade_changes(course(), assignment),
-                   "release": release_status(assignment, jobs.now()),
-                   "extensions": Extension.objects.filter(assignment=name).select_related("user"),
-                   "message": done_message(request)})
-
-
-# What an instructor's action reports on the class page (?done=CODE): the server's own words
-# only, never text from the address (a link with ?done=ANY TEXT would be a phishing aid).
-DONE_MESSAGES = {"released": "hidden results released", "extension": "extension saved",
-                 "scheduled": "release of hidden results scheduled: it waits for the due date "
-                              "and every extension (see when below)",
-                 "regrading": "regrading {count} submission(s)",
-                 "given_back": "attempt given back", "extension_deleted": "extension deleted"}
-
-
-def release_status(assignment: Assignment, now: datetime) -> str:
-    """One line for the class page: what students see of hidden results, and when that changes."""
-    def shown(moment: datetime) -> str:
-        return human(moment, course().spec.zone)
-
-    effect = release_effect(assignment)
-    if effect is not None:
-        if now >= effect.takes_effect:
-            return (f"released at {shown(effect.takes_effect)} (asked for at "
-                    f"{shown(effect.requested_at)}); submissions closed since then")
-        return (f"release scheduled for {shown(effect.takes_effect)}, when "
-                f"{effect.waits_for}: until then no student reads a hidden test's failure "
-                f"text; from then on no submission is accepted")
-    if assignment.hidden == "never":
-        return "hidden: never; students see nothing of the hidden tests unless released"
-    after = texts_shown_after(assignment)
-    if after is None:
-        return (f"hidden: {assignment.hidden}; failure texts withheld until a release (late "
-                f"submissions never close)")
-    if now > after:
-        return "shown in full: no submission can earn credit any more"
-    return (f"hidden: {assignment.hidden}; failure texts shown after {shown(after)}, when "
-            f"no submission can earn credit any more")
-
-
-def done_message(request: HttpRequest) -> str:
-    """The message of `?done=CODE` (`&count=N` for `regrading`); an unknown code: none."""
-    message = DONE_MESSAGES.get(request.GET.get("done", ""), "")
-    if "{count}" in message:
-        count = request.GET.get("count", "")
-        if not (count.isascii() and count.isdigit() and len(count) <= 9):
-            return ""
-        message = message.format(count=int(count))
-    return message
-
-
-REASON_MAX = 2000
-
-
-def audit(request: HttpRequest, action: str, assignment: str, *, student: str = "",
-          submission: str = "", detail: str = "") -> None:
-    """One line in the audit log: the signed-in instructor, now (UTC), what and why (the form's
-    `reason`, capped)."""
-    AuditEntry.objects.create(
-        at=jobs.now(), actor=_instructor(request).username, action=action,
-        assignment=assignment, student=student[:150], submission=submission[:32],
-        detail=detail[:200], reason=request.POST.get("reason", "").strip()[:REASON_MAX])
-
-
-@staff_only
-def audit_page(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
-    return render(request, "service/audit.html",
-                  {"a": assignment,
-                   "entries": AuditEntry.objects.filter(assignment=name)
-                   .order_by("-at", "-id")[:1000]})
-
-
-@staff_only
-@require_POST
-def regrade(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
-    test = request.POST.get("test", "")
-    if test and test not in test_names(course(), assignment):
-        return HttpResponse("no such test", status=400, content_type="text/plain")
-    count = jobs.regrade(name, [test] if test else None)
-    audit(request, "regrade", name, detail=f"{test or 'every test'}: {count} submission(s)")
-    return redirect(f"/instructor/{name}?done=regrading&count={count}")
-
-
-@staff_only
-@require_POST
-def release(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
-    _, created = Release.objects.get_or_create(assignment=name,
-                                               defaults={"released_at": jobs.now()})
-    audit(request, "release", name, detail="" if created else "already asked for")
-    effect = release_effect(assignment)
-    done = "released" if effect is not None and jobs.now() >= effect.takes_effect else "scheduled"
-    return redirect(f"/instructor/{name}?done={done}")
-
-
-def _line(message: str) -> HttpResponse:
-    """A refused instructor action: a 400 in one line."""
-    return HttpResponse(message, status=400, content_type="text/plain")
-
-
-@staff_only
-@require_POST
-def give_back(request: HttpRequest, name: str) -> HttpResponse:
-    """Give a student's submission back: it no longer counts toward the attempts limit nor as
-    their score; it stays visible, marked with the reason (required)."""
-    _assignment_or_404(name)
-    login = request.POST.get("login", "").strip()[:150]
-    ident = request.POST.get("submission", "").strip().removeprefix("#")[:32]
-    reason = request.POST.get("reason", "").strip()
-    if not reason:
-        return _line("reason: required to give an attempt back")
-    if len(reason) > REASON_MAX:
-        return _line(f"reason: at most {REASON_MAX} characters")
-    user = User.objects.filter(username=login).first()
-    if user is None:
-        return _line("no such login")
-    mine = Submission.objects.filter(user=user, assignment=name)
-    sub = (mine.filter(number=int(ident)) if ident.isascii() and ident.isdigit()
-           and len(ident) <= 9 else mine.filter(pk=ident)).first()
-    if sub is None:
-        return _line(f"no such submission of {user.username} to {name}")
-    if sub.given_back:
-        return _line(f"submission {sub.number} of {user.username} was already given back")
-    sub.given_back = reason
-    sub.save(update_fields=["given_back"])
-    audit(request, "attempt given back", name, student=user.username, submission=sub.id,
-          detail=f"submission {sub.number}")
-    return redirect(f"/instructor/{name}?done=given_back")
-
-
-def due_date(text: str) -> datetime | None:
-    """An extension's due date: ISO 8601 with its zone, in UTC, between EARLIEST and LATEST
-    (far dates overflow once moved to UTC or by a late rule's days), else None."""
-    if len(text) > 64:
-        return None
-    try:
-        parsed = datetime.fromisoformat(text.strip())
-    except ValueError:
-        return None
-    return in_utc(parsed) if parsed.tzinfo is not None else None
-
-
-def reopens_credit(assignment: Assignment, user: User, due: datetime,
-                   change: str) -> HttpResponse | None:
-    """The 400 refusing a change of `user`'s due date to `due` that would let them earn credit
-    after the hidden failure texts are shown (here or in an assignment sharing its tests)."""
-    moment = jobs.now()
-    reopens = assignment.credit_ends(due)
-    shown = [other.name for other in [assignment, *sharing_hidden_tests(assignment)]
-             if texts_out(other, moment)]
-    if shown and (reopens is None or reopens >= moment):
-        return _line(f"{shown[0]}'s hidden failure texts are already shown: {change} now would "
-                     f"let {user.username} submit after reading them")
-    return None
-
-
-@staff_only
-@require_POST
-def delete_extension(request: HttpRequest, name: str) -> HttpResponse:
-    """Delete a student's extension: the assignment's due date is theirs again (refused when that
-    would reopen credit after the hidden failure texts are shown)."""
-    assignment = _assignment_or_404(name)
-    user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
-    if user is None:
-        return _line("no such login")
-    kept = Extension.objects.filter(user=user, assignment=name).first()
-    if kept is None:
-        return _line(f"{user.username} has no extension for {name}")
-    refused = reopens_credit(assignment, user, assignment.due, "deleting the extension")
-    if refused is not None:
-        return refused
-    kept.delete()
-    audit(request, "extension deleted", name, student=user.username,
-          detail=f"due {kept.due.isoformat()} deleted; due {assignment.due.isoformat()} again")
-    return redirect(f"/instructor/{name}?done=extension_deleted")
-
-
-@staff_only
-@require_POST
-def extension(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
-    user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
-    due = due_date(request.POST.get("due", ""))
-    if due is None:
-        return HttpResponse(f"due: an ISO date and time with its zone between {EARLIEST.year} and "
-                            f"{LATEST.year}, e.g. 2026-12-03T23:59:00+00:00", status=400,
-                            content_type="text/plain")
-    if user is None:
-        return HttpResponse("no such login", status=400, content_type="text/plain")
-    refused = reopens_credit(assignment, user, due, "an extension")
-    if refused is not None:
-        return refused
-    _, created = Extension.objects.update_or_create(user=user, assignment=name,
-                                                    defaults={"due": due})
-    audit(request, "extension granted" if created else "extension changed", name,
-          student=user.username, detail=f"due {due.isoformat()}")
-    return redirect(f"/instructor/{name}?done=extension")
-
-
-@staff_only
-def grades_page(request: HttpRequest, name: str) -> HttpResponse:
-    return grades(request, name)

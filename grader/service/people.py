@@ -46,16 +46,16 @@ def issue_tokens(course: Course, logins: list[str]) -> list[tuple[str, str]]:
     named, for everyone on the roster who has none."""
     unknown = [login for login in logins if login not in course.people]
     if unknown:
-        raise CourseError(f"{course.folder / course.spec.roster}: no login "
-                          f"{', '.join(unknown)} in the roster")
+        raise CourseError(
+            f"{course.folder / course.spec.roster}: no login {', '.join(unknown)} in the roster"
+        )
     sync_roster(course)
     issued = []
     with transaction.atomic():
         if logins:
             users = list(User.objects.filter(username__in=logins).order_by("username"))
         else:
-            users = list(User.objects.filter(is_active=True, grader_token__isnull=True)
-                         .order_by("username"))
+            users = list(User.objects.filter(is_active=True, grader_token__isnull=True).order_by("username"))
         for user in users:
             token = secrets.token_urlsafe(32)
             Token.objects.update_or_create(user=user, defaults={"digest": digest(token)})

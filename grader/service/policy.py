@@ -58,8 +58,9 @@ def release_effect(assignment: Assignment) -> ReleaseEffect | None:
     waits_for = ""
     if assignment.due > moment:
         moment, waits_for = assignment.due, "the due date passes"
-    for extension in Extension.objects.filter(assignment=assignment.name) \
-            .select_related("user").order_by("due"):
+    for extension in (
+        Extension.objects.filter(assignment=assignment.name).select_related("user").order_by("due")
+    ):
         if extension.due > moment:
             moment, waits_for = extension.due, f"{extension.user.username}'s extension ends"
     return ReleaseEffect(release.released_at, moment, waits_for)
@@ -68,8 +69,10 @@ def release_effect(assignment: Assignment) -> ReleaseEffect | None:
 def credit_ends_for_everyone(assignment: Assignment) -> datetime | None:
     """The last moment anyone's submission is accepted under the late rule (the due date's and
     every extension's late window); None when late submissions never close."""
-    dues = [assignment.due, *Extension.objects.filter(assignment=assignment.name)
-            .values_list("due", flat=True)]
+    dues = [
+        assignment.due,
+        *Extension.objects.filter(assignment=assignment.name).values_list("due", flat=True),
+    ]
     ends = [assignment.credit_ends(due) for due in dues]
     known = [end for end in ends if end is not None]
     return max(known) if len(known) == len(ends) else None
@@ -91,8 +94,11 @@ def sharing_hidden_tests(assignment: Assignment) -> list[Assignment]:
     course = getattr(settings, "GRADER_COURSE", None)
     if course is None:
         return []
-    return [other for other in course.spec.assignments
-            if other.exercise == assignment.exercise and other.name != assignment.name]
+    return [
+        other
+        for other in course.spec.assignments
+        if other.exercise == assignment.exercise and other.name != assignment.name
+    ]
 
 
 def texts_shown_after(assignment: Assignment) -> datetime | None:
@@ -126,8 +132,7 @@ def students_seen(assignment: Assignment, students: list[User], now: datetime) -
     """`hidden_seen` of each of `students` (by primary key), in a few queries for a class."""
     if texts_out(assignment, now):
         return {student.pk: EVERYTHING for student in students}
-    extended = dict(Extension.objects.filter(assignment=assignment.name)
-                    .values_list("user_id", "due"))
+    extended = dict(Extension.objects.filter(assignment=assignment.name).values_list("user_id", "due"))
     seen: dict[int, Seen] = {}
     for student in students:
         past_own_due = now > extended.get(student.pk, assignment.due)
@@ -144,8 +149,9 @@ def iso(moment: datetime) -> str:
     return moment.isoformat()
 
 
-def refusal(assignment: Assignment, user: User, now: datetime,
-            shown: Callable[[datetime], str] = iso) -> str | None:
+def refusal(
+    assignment: Assignment, user: User, now: datetime, shown: Callable[[datetime], str] = iso
+) -> str | None:
     """Why a submission of `user` is refused now (one line), or None: not open yet, past the
     late rule's end of their own due date, or after a release took effect; `shown` writes a
     date."""
@@ -155,33 +161,40 @@ def refusal(assignment: Assignment, user: User, now: datetime,
     if assignment.closed(late_minutes(now, due)):
         ends = assignment.credit_ends(due)
         since = f" since {shown(ends)}" if ends is not None else ""
-        return (f"{assignment.name} is closed{since}: it no longer accepts submissions "
-                f"({assignment.late_rule()})")
+        return (
+            f"{assignment.name} is closed{since}: it no longer accepts submissions ({assignment.late_rule()})"
+        )
     effect = release_effect(assignment)
     if effect is not None and now >= effect.takes_effect:
-        return (f"{assignment.name} is closed since {shown(effect.takes_effect)}: its "
-                f"hidden results were released, it no longer accepts submissions")
+        return (
+            f"{assignment.name} is closed since {shown(effect.takes_effect)}: its "
+            f"hidden results were released, it no longer accepts submissions"
+        )
     return None
 
 
-def hidden_note(assignment: Assignment, seen: Seen, hidden: int, due: datetime,
-                shown: Callable[[datetime], str] = iso) -> str:
+def hidden_note(
+    assignment: Assignment, seen: Seen, hidden: int, due: datetime, shown: Callable[[datetime], str] = iso
+) -> str:
     """What a student is told about the `hidden` tests they do not see in full (never a promise
     the policy does not keep: `hidden: never` is never "shown later"); `shown` writes a date."""
     if seen == VERDICTS:
         after = texts_shown_after(assignment)
-        when = (f"they are shown after {shown(after)}, when no submission can earn credit "
-                f"any more" if after is not None else
-                "they are withheld while late submissions can still earn credit")
+        when = (
+            f"they are shown after {shown(after)}, when no submission can earn credit any more"
+            if after is not None
+            else "they are withheld while late submissions can still earn credit"
+        )
         return f"{hidden} hidden test(s): verdict and points only; their failure texts: {when}"
     effect = release_effect(assignment)
     if effect is not None:
-        return (f"{hidden} hidden test(s): an instructor released their results; they are "
-                f"shown after {shown(effect.takes_effect)}")
+        return (
+            f"{hidden} hidden test(s): an instructor released their results; they are "
+            f"shown after {shown(effect.takes_effect)}"
+        )
     if assignment.hidden == "never":
         return f"{hidden} hidden test(s): their results are not shown to students"
-    return (f"{hidden} hidden test(s): their verdicts and points are shown after your due "
-            f"date ({shown(due)})")
+    return f"{hidden} hidden test(s): their verdicts and points are shown after your due date ({shown(due)})"
 
 
 def redact(results: dict[str, Any], seen: Seen, note: str = "") -> dict[str, Any]:
@@ -195,8 +208,9 @@ def redact(results: dict[str, Any], seen: Seen, note: str = "") -> dict[str, Any
     hidden = sum(1 for test in all_tests if test.get("visibility") != "visible")
     extra = data.setdefault("extra_data", {})
     if seen == VERDICTS:
-        data["tests"] = [test if test.get("visibility") == "visible" else verdict_only(test)
-                         for test in all_tests]
+        data["tests"] = [
+            test if test.get("visibility") == "visible" else verdict_only(test) for test in all_tests
+        ]
     else:
         tests = [test for test in all_tests if test.get("visibility") == "visible"]
         data["tests"] = tests
@@ -225,8 +239,7 @@ def verdict_only(test: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def visible_questions(questions: list[dict[str, Any]],
-                      tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def visible_questions(questions: list[dict[str, Any]], tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Points per question counting `tests` (the visible ones) only: no hidden test's name,
     points or result; a question without a visible test is left out.
 
@@ -240,41 +253,66 @@ def visible_questions(questions: list[dict[str, Any]],
         own = [t for t in tests if t.get("extra_data", {}).get("question") == question["id"]]
         if own:
             names = {t["name"] for t in own}
-            shown.append({"id": question["id"], "title": question["title"],
-                          "score": sum(float(t["score"]) for t in own),
-                          "max_score": sum(float(t["max_score"]) for t in own),
-                          "lost": [name for name in question["lost"] if name in names]})
+            shown.append(
+                {
+                    "id": question["id"],
+                    "title": question["title"],
+                    "score": sum(float(t["score"]) for t in own),
+                    "max_score": sum(float(t["max_score"]) for t in own),
+                    "lost": [name for name in question["lost"] if name in names],
+                }
+            )
     return shown
 
 
-def view(sub: Submission, assignment: Assignment, viewer: User, now: datetime,
-         shown: Callable[[datetime], str] = iso) -> dict[str, Any]:
+def view(
+    sub: Submission,
+    assignment: Assignment,
+    viewer: User,
+    now: datetime,
+    shown: Callable[[datetime], str] = iso,
+) -> dict[str, Any]:
     """The API's view of a submission for `viewer` (the student's, redacted; or an instructor's);
     `shown` writes the dates of its notes."""
     seen = hidden_seen(assignment, viewer, now)
     results = None
     if sub.results is not None:
-        hidden = sum(1 for test in sub.results.get("tests", [])
-                     if test.get("visibility") != "visible")
-        note = hidden_note(assignment, seen, hidden, due_for(assignment, sub.user), shown) \
-            if seen != EVERYTHING else ""
+        hidden = sum(1 for test in sub.results.get("tests", []) if test.get("visibility") != "visible")
+        note = (
+            hidden_note(assignment, seen, hidden, due_for(assignment, sub.user), shown)
+            if seen != EVERYTHING
+            else ""
+        )
         results = redact(sub.results, seen, note)
     score = max_score = final = None
     if results is not None:
         score = float(results["score"])
         max_score = float(results["extra_data"]["max_score"])
         final = max(0.0, score - (sub.penalty or 0.0))
-    chosen = counted(list(Submission.objects.filter(user_id=sub.user_id,
-                                                    assignment=sub.assignment)),
-                     assignment.counts, seen)
-    return {"id": sub.id, "assignment": sub.assignment, "login": sub.user.username,
-            "status": sub.status, "progress": sub.progress, "number": sub.number,
-            "submitted_at": sub.submitted_at.isoformat(), "late_minutes": sub.late_minutes,
-            "score": score, "max_score": max_score, "penalty": sub.penalty,
-            "final_score": final, "results": results, "hidden_released": seen == EVERYTHING,
-            "hidden_shown": seen,
-            "counts": chosen is not None and chosen.id == sub.id,
-            "counted_number": chosen.number if chosen is not None else None}
+    chosen = counted(
+        list(Submission.objects.filter(user_id=sub.user_id, assignment=sub.assignment)),
+        assignment.counts,
+        seen,
+    )
+    return {
+        "id": sub.id,
+        "assignment": sub.assignment,
+        "login": sub.user.username,
+        "status": sub.status,
+        "progress": sub.progress,
+        "number": sub.number,
+        "submitted_at": sub.submitted_at.isoformat(),
+        "late_minutes": sub.late_minutes,
+        "score": score,
+        "max_score": max_score,
+        "penalty": sub.penalty,
+        "final_score": final,
+        "results": results,
+        "hidden_released": seen == EVERYTHING,
+        "hidden_shown": seen,
+        "counts": chosen is not None and chosen.id == sub.id,
+        "counted_number": chosen.number if chosen is not None else None,
+    }
 
 
 def visible_final_score(sub: Submission) -> float:
@@ -294,6 +332,7 @@ def counted(subs: list[Submission], counts: str, seen: Seen = EVERYTHING) -> Sub
     if not graded:
         return None
     if counts == "best":
+
         def worth(sub: Submission) -> float:
             return visible_final_score(sub) if seen == NOTHING else sub.final_score or 0.0
 

@@ -24,12 +24,10 @@ class Remote:
 
     def grade(self, loaded: LoadedSuite, source: Path, name: str) -> tuple[dict[str, Any], str]:
         """results.json data and status of one grading on the cluster; `name` is unique to it."""
-        version = f"{loaded.path}:{ids.suite_fingerprint(loaded)}:" \
-                  f"{ids.expectations_fingerprint(loaded)}"
+        version = f"{loaded.path}:{ids.suite_fingerprint(loaded)}:{ids.expectations_fingerprint(loaded)}"
         executor = self.executors.get(version)
         if executor is None:
-            executor = DaskExecutor(BatchJob(loaded, Path("."), sandbox=self.sandbox), None,
-                                    self.scheduler)
+            executor = DaskExecutor(BatchJob(loaded, Path("."), sandbox=self.sandbox), None, self.scheduler)
             executor.__enter__()
             self.executors[version] = executor
         executor.submit(name, source)

@@ -51,19 +51,26 @@ def make_server(application: Any, host: str, port: int, threads: int) -> Any:
     """The waitress server for `application`, with the limits above (docs/service.md)."""
     from waitress.server import create_server
 
-    return create_server(application, host=host, port=port, threads=threads,
-                         channel_timeout=CHANNEL_TIMEOUT_S, cleanup_interval=CLEANUP_EVERY_S,
-                         connection_limit=connection_limit(), asyncore_use_poll=True,
-                         max_request_header_size=MAX_HEADER_BYTES,
-                         max_request_body_size=2 * MAX_UPLOAD_BYTES, expose_tracebacks=False,
-                         ident="grader")
+    return create_server(
+        application,
+        host=host,
+        port=port,
+        threads=threads,
+        channel_timeout=CHANNEL_TIMEOUT_S,
+        cleanup_interval=CLEANUP_EVERY_S,
+        connection_limit=connection_limit(),
+        asyncore_use_poll=True,
+        max_request_header_size=MAX_HEADER_BYTES,
+        max_request_body_size=2 * MAX_UPLOAD_BYTES,
+        expose_tracebacks=False,
+        ident="grader",
+    )
 
 
 class Workers:
     """`count` worker processes, each restarted when it ends, its running job queued again."""
 
-    def __init__(self, course: Course, count: int, sandbox: str | None,
-                 scheduler: str | None = None) -> None:
+    def __init__(self, course: Course, count: int, sandbox: str | None, scheduler: str | None = None) -> None:
         self.course = course
         self.scheduler = scheduler
         self.count = count
@@ -77,10 +84,19 @@ class Workers:
     def _spawn(self) -> None:
         self.started += 1
         process = subprocess.Popen(
-            [sys.executable, "-m", "grader.service.worker", str(self.course.path), self.instance,
-             "--parent", str(os.getpid()), *(["--sandbox", self.sandbox] if self.sandbox else []),
-             *(["--scheduler", self.scheduler] if self.scheduler else [])],
-            stdin=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "grader.service.worker",
+                str(self.course.path),
+                self.instance,
+                "--parent",
+                str(os.getpid()),
+                *(["--sandbox", self.sandbox] if self.sandbox else []),
+                *(["--scheduler", self.scheduler] if self.scheduler else []),
+            ],
+            stdin=subprocess.DEVNULL,
+        )
         self.running[f"{self.instance}-{process.pid}"] = process  # the worker's name for itself
 
     def start(self) -> None:
@@ -120,8 +136,15 @@ class Workers:
         self.thread.join()
 
 
-def serve(course: Course, host: str, port: int, workers: int, sandbox: str | None,
-          scheduler: str | None = None, threads: int = 8) -> None:
+def serve(
+    course: Course,
+    host: str,
+    port: int,
+    workers: int,
+    sandbox: str | None,
+    scheduler: str | None = None,
+    threads: int = 8,
+) -> None:
     """Serve until SIGINT or SIGTERM: the database migrated, jobs of a previous run queued again."""
     from grader.service.setup import configure, configure_logging, migrate
 
@@ -143,13 +166,18 @@ def serve(course: Course, host: str, port: int, workers: int, sandbox: str | Non
     address = f"http://{host}:{server.effective_port}/"
     where = f" dispatching to the Dask scheduler at {scheduler}" if scheduler else ""
     public = f" (public: {course.public_url})" if course.public_url else ""
-    print(f"serving {course.spec.title} on {address}{public} with {workers} worker(s){where}; "
-          f"{requeued} job(s) from before queued again", flush=True)
-    if course.public_url and course.public_url.startswith("https:") and \
-            host not in LOOPBACK_ADDRESSES:
-        print(f"warning: --host {host} is not a loopback address: a client reaching the service "
-              f"directly, not through the TLS proxy, could claim TLS with X-Forwarded-Proto",
-              file=sys.stderr, flush=True)
+    print(
+        f"serving {course.spec.title} on {address}{public} with {workers} worker(s){where}; "
+        f"{requeued} job(s) from before queued again",
+        flush=True,
+    )
+    if course.public_url and course.public_url.startswith("https:") and host not in LOOPBACK_ADDRESSES:
+        print(
+            f"warning: --host {host} is not a loopback address: a client reaching the service "
+            f"directly, not through the TLS proxy, could claim TLS with X-Forwarded-Proto",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         server.run()  # until SIGINT or SIGTERM (KeyboardInterrupt, for the CLI's exit status)
     finally:

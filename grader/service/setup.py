@@ -25,8 +25,7 @@ class OneShortLine(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         message = inert_name(record.getMessage())
         if len(message) > LOG_MESSAGE_CHARS:
-            message = (f"{message[:LOG_MESSAGE_CHARS]}... [{len(message) - LOG_MESSAGE_CHARS} "
-                       f"more characters]")
+            message = f"{message[:LOG_MESSAGE_CHARS]}... [{len(message) - LOG_MESSAGE_CHARS} more characters]"
         record.msg, record.args = message, None
         return True
 
@@ -35,8 +34,7 @@ def configure_logging() -> None:
     """Warnings and errors (Django's `Not Found: PATH`, waitress's) to stderr, one short line
     each (a traceback follows an error's line); once per process."""
     root = logging.getLogger()
-    if any(isinstance(kept, OneShortLine) for handler in root.handlers
-           for kept in handler.filters):
+    if any(isinstance(kept, OneShortLine) for handler in root.handlers for kept in handler.filters):
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setLevel(logging.WARNING)
@@ -64,15 +62,26 @@ def database(course: Course) -> dict[str, Any]:
     """SQLite (a path; WAL, durable commits) or PostgreSQL (a postgresql:// URL)."""
     named = course.database
     if "://" not in named:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": named,
-                "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE",
-                            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"}}
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": named,
+            "OPTIONS": {
+                "timeout": 30,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+            },
+        }
     url = urlsplit(named)
     if url.scheme not in {"postgres", "postgresql"}:
         raise CourseError(f"{course.path}: database: only SQLite paths and postgresql:// URLs")
-    return {"ENGINE": "django.db.backends.postgresql", "NAME": url.path.lstrip("/"),
-            "USER": unquote(url.username or ""), "PASSWORD": unquote(url.password or ""),
-            "HOST": url.hostname or "", "PORT": str(url.port or "")}
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": url.path.lstrip("/"),
+        "USER": unquote(url.username or ""),
+        "PASSWORD": unquote(url.password or ""),
+        "HOST": url.hostname or "",
+        "PORT": str(url.port or ""),
+    }
 
 
 PRIVATE_FOLDER, PRIVATE_FILE = 0o700, 0o600
@@ -164,21 +173,35 @@ def configure(course: Course, debug: bool = False) -> None:
         SECRET_KEY=secret_key(course.state),
         **public_settings(course.public_url),
         DATABASES={"default": database(course)},
-        INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth",
-                        "django.contrib.sessions", "grader.service"],
-        MIDDLEWARE=["django.middleware.security.SecurityMiddleware",
-                    "django.contrib.sessions.middleware.SessionMiddleware",
-                    "django.middleware.common.CommonMiddleware",
-                    "django.middleware.csrf.CsrfViewMiddleware",
-                    "django.contrib.auth.middleware.AuthenticationMiddleware",
-                    "django.middleware.clickjacking.XFrameOptionsMiddleware",
-                    "grader.service.pages.content_security_policy",
-                    "grader.service.pages.never_cached"],
+        INSTALLED_APPS=[
+            "django.contrib.contenttypes",
+            "django.contrib.auth",
+            "django.contrib.sessions",
+            "grader.service",
+        ],
+        MIDDLEWARE=[
+            "django.middleware.security.SecurityMiddleware",
+            "django.contrib.sessions.middleware.SessionMiddleware",
+            "django.middleware.common.CommonMiddleware",
+            "django.middleware.csrf.CsrfViewMiddleware",
+            "django.contrib.auth.middleware.AuthenticationMiddleware",
+            "django.middleware.clickjacking.XFrameOptionsMiddleware",
+            "grader.service.pages.content_security_policy",
+            "grader.service.pages.never_cached",
+        ],
         ROOT_URLCONF="grader.service.urls",
-        TEMPLATES=[{"BACKEND": "django.template.backends.django.DjangoTemplates",
-                    "APP_DIRS": True,
-                    "OPTIONS": {"context_processors": ["django.template.context_processors.request",
-                                                       "django.contrib.auth.context_processors.auth"]}}],
+        TEMPLATES=[
+            {
+                "BACKEND": "django.template.backends.django.DjangoTemplates",
+                "APP_DIRS": True,
+                "OPTIONS": {
+                    "context_processors": [
+                        "django.template.context_processors.request",
+                        "django.contrib.auth.context_processors.auth",
+                    ]
+                },
+            }
+        ],
         USE_TZ=True,
         TIME_ZONE="UTC",
         SESSION_COOKIE_HTTPONLY=True,
@@ -190,9 +213,11 @@ def configure(course: Course, debug: bool = False) -> None:
         FILE_UPLOAD_MAX_MEMORY_SIZE=MAX_UPLOAD_BYTES,
         DATA_UPLOAD_MAX_NUMBER_FILES=MAX_UPLOAD_FILES,
         DATA_UPLOAD_MAX_NUMBER_FIELDS=100,
-        FILE_UPLOAD_HANDLERS=["grader.service.uploads.HeadersChecked",
-                              "django.core.files.uploadhandler.MemoryFileUploadHandler",
-                              "django.core.files.uploadhandler.TemporaryFileUploadHandler"],
+        FILE_UPLOAD_HANDLERS=[
+            "grader.service.uploads.HeadersChecked",
+            "django.core.files.uploadhandler.MemoryFileUploadHandler",
+            "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+        ],
         LOGIN_URL="/",
         GRADER_COURSE=course,
         LOGGING_CONFIG=None,
@@ -214,8 +239,16 @@ def configure_without_course() -> None:
 
     if settings.configured:
         return
-    settings.configure(INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth",
-                                       "django.contrib.sessions", "grader.service"],
-                       DATABASES={}, USE_TZ=True, ROOT_URLCONF="grader.service.urls",
-                       GRADER_COURSE=None)
+    settings.configure(
+        INSTALLED_APPS=[
+            "django.contrib.contenttypes",
+            "django.contrib.auth",
+            "django.contrib.sessions",
+            "grader.service",
+        ],
+        DATABASES={},
+        USE_TZ=True,
+        ROOT_URLCONF="grader.service.urls",
+        GRADER_COURSE=None,
+    )
     django.setup()

@@ -50,21 +50,32 @@ class AssignmentRows:
     rows: list[Row]
 
 
-def submission_view(course: Course, sub: Submission, assignment: Assignment, viewer: User,
-                    now: datetime) -> dict[str, Any]:
+def submission_view(
+    course: Course, sub: Submission, assignment: Assignment, viewer: User, now: datetime
+) -> dict[str, Any]:
     """The submission page's data: policy.view's (its notes' dates in the course's zone), with
     the points per question, the hidden tests' maximum a student is not shown, and whether no
     test could run."""
     data = view(sub, assignment, viewer, now, lambda moment: human(moment, course.spec.zone))
     results = data["results"] or {}
-    questions = [QuestionLine(q["id"] if q["title"] == q["id"] else q["title"],
-                              float(q["score"]), float(q["max_score"]), list(q["lost"]))
-                 for q in results.get("extra_data", {}).get("questions", [])]
+    questions = [
+        QuestionLine(
+            q["id"] if q["title"] == q["id"] else q["title"],
+            float(q["score"]),
+            float(q["max_score"]),
+            list(q["lost"]),
+        )
+        for q in results.get("extra_data", {}).get("questions", [])
+    ]
     hidden_max = 0.0
     if sub.results is not None and data["hidden_shown"] == NOTHING:
         hidden_max = float(sub.results["extra_data"]["max_score"]) - float(data["max_score"])
-    return {**data, "questions": questions, "hidden_max": hidden_max,
-            "nothing_ran": str(results.get("output", "")).startswith(NOTHING_RAN)}
+    return {
+        **data,
+        "questions": questions,
+        "hidden_max": hidden_max,
+        "nothing_ran": str(results.get("output", "")).startswith(NOTHING_RAN),
+    }
 
 
 def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]:
@@ -72,8 +83,7 @@ def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]
     as the policy lets them see it, the counted one marked."""
     shown = []
     for assignment in course.spec.assignments:
-        subs = list(Submission.objects.filter(user=user, assignment=assignment.name)
-                    .order_by("-number"))
+        subs = list(Submission.objects.filter(user=user, assignment=assignment.name).order_by("-number"))
         seen = hidden_seen(assignment, user, now)
         chosen = counted(subs, assignment.counts, seen)
         rows = []
@@ -83,13 +93,32 @@ def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]
                 results = redact(sub.results, seen)
                 score = max(0.0, float(results["score"]) - (sub.penalty or 0.0))
                 max_score = float(results["extra_data"]["max_score"])
-            rows.append(Row(sub, score, max_score, chosen is not None and chosen.id == sub.id,
-                            seen == NOTHING and any(test.get("visibility") != "visible"
-                                                    for test in (sub.results or {}).get("tests", []))))
-        left = None if assignment.attempts is None else max(0, assignment.attempts - len(
-            [sub for sub in subs if not sub.given_back]))
-        shown.append(AssignmentRows(assignment, due_for(assignment, user), left,
-                                    assignment.opens is None or assignment.opens <= now, rows))
+            rows.append(
+                Row(
+                    sub,
+                    score,
+                    max_score,
+                    chosen is not None and chosen.id == sub.id,
+                    seen == NOTHING
+                    and any(
+                        test.get("visibility") != "visible" for test in (sub.results or {}).get("tests", [])
+                    ),
+                )
+            )
+        left = (
+            None
+            if assignment.attempts is None
+            else max(0, assignment.attempts - len([sub for sub in subs if not sub.given_back]))
+        )
+        shown.append(
+            AssignmentRows(
+                assignment,
+                due_for(assignment, user),
+                left,
+                assignment.opens is None or assignment.opens <= now,
+                rows,
+            )
+        )
     return shown
 
 

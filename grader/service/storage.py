@@ -41,8 +41,10 @@ def bundle(files: list[tuple[str, bytes]]) -> tuple[bytes, list[str]]:
     names = [name for name, _ in files]
     for name, data in files:
         if not PLAIN_NAME.match(name):
-            raise UploadError(f"'{inert_text(name)[:100]}' is not a plain file name (letters, "
-                              f"digits, '_', '-' and '.', no folder)")
+            raise UploadError(
+                f"'{inert_text(name)[:100]}' is not a plain file name (letters, "
+                f"digits, '_', '-' and '.', no folder)"
+            )
         if len(data) > MAX_FILE_BYTES:
             raise UploadTooLarge(f"{name}: larger than {MAX_FILE_BYTES // 2**20} MB")
     if len(set(names)) != len(names):
@@ -69,8 +71,9 @@ def bundle(files: list[tuple[str, bytes]]) -> tuple[bytes, list[str]]:
     return buffer.getvalue(), sorted(names)
 
 
-def file_names_problem(assignment: str, expected: list[str], given: list[str],
-                       uploaded: list[str], archive: bool) -> str | None:
+def file_names_problem(
+    assignment: str, expected: list[str], given: list[str], uploaded: list[str], archive: bool
+) -> str | None:
     """What is wrong with the names of an upload to `assignment`, whose suite's `submit:` list
     is `expected` (and `given:` the files it provides itself), in one line; None when nothing.
 
@@ -86,22 +89,28 @@ def file_names_problem(assignment: str, expected: list[str], given: list[str],
     wanted = ", ".join(expected)
     for name in uploaded if not archive else []:
         if name not in expected and name not in given:
-            return f"{name} is not a file of {assignment}, which expects {wanted}" + \
-                _case_hint(name, expected)
+            return f"{name} is not a file of {assignment}, which expects {wanted}" + _case_hint(
+                name, expected
+            )
     missing = []
     for name in expected:
         found = [one for one in uploaded if PurePosixPath(one).name == name]
         if name not in uploaded and len(found) > 1:
-            return (f"{name} is in more than one folder of the .zip ({', '.join(found[:3])}): "
-                    f"{assignment} expects {wanted}, each once")
+            return (
+                f"{name} is in more than one folder of the .zip ({', '.join(found[:3])}): "
+                f"{assignment} expects {wanted}, each once"
+            )
         if not found:
             missing.append(name)
     if not missing:
         return None
     listed = ", ".join(missing)
     where = "the .zip" if archive else "the upload"
-    hints = "".join(_case_hint(PurePosixPath(one).name, missing) for one in uploaded
-                    if PurePosixPath(one).name not in expected)[:300]
+    hints = "".join(
+        _case_hint(PurePosixPath(one).name, missing)
+        for one in uploaded
+        if PurePosixPath(one).name not in expected
+    )[:300]
     return f"{listed} missing from {where}: {assignment} expects {wanted}{hints}"
 
 

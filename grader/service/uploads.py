@@ -18,8 +18,9 @@ NOT_UTF8 = "grader_headers_not_utf8"  # the request's attribute: a part's header
 class HeadersChecked(FileUploadHandler):
     """The first upload handler: checks every part's headers, then lets the others parse."""
 
-    def handle_raw_input(self, input_data: Any, META: Any, content_length: int,
-                         boundary: bytes, encoding: str | None = None) -> Any:
+    def handle_raw_input(
+        self, input_data: Any, META: Any, content_length: int, boundary: bytes, encoding: str | None = None
+    ) -> Any:
         if self.request is None or not 0 < content_length <= MAX_UPLOAD_BYTES:
             return None  # too large: refused by its size (api.upload_files)
         data = input_data.read(content_length)

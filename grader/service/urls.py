@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from grader.service import api, pages
+from grader.service import api, instructor_pages, pages
 
 handler400 = api.bad_request
 handler500 = api.server_error
@@ -15,15 +15,15 @@ urlpatterns = [
     path("static/<str:name>", pages.static),
     path("assignments/<str:name>", pages.assignment_page),
     path("submissions/<str:ident>", pages.submission_page),
-    path("instructor/", pages.instructor_home),
-    path("instructor/<str:name>", pages.instructor_assignment),
-    path("instructor/<str:name>/regrade", pages.regrade),
-    path("instructor/<str:name>/release", pages.release),
-    path("instructor/<str:name>/extension", pages.extension),
-    path("instructor/<str:name>/extension/delete", pages.delete_extension),
-    path("instructor/<str:name>/audit", pages.audit_page),
-    path("instructor/<str:name>/giveback", pages.give_back),
-    path("instructor/<str:name>/grades.csv", pages.grades_page),
+    path("instructor/", instructor_pages.instructor_home),
+    path("instructor/<str:name>", instructor_pages.instructor_assignment),
+    path("instructor/<str:name>/regrade", instructor_pages.regrade),
+    path("instructor/<str:name>/release", instructor_pages.release),
+    path("instructor/<str:name>/extension", instructor_pages.extension),
+    path("instructor/<str:name>/extension/delete", instructor_pages.delete_extension),
+    path("instructor/<str:name>/audit", instructor_pages.audit_page),
+    path("instructor/<str:name>/giveback", instructor_pages.give_back),
+    path("instructor/<str:name>/grades.csv", instructor_pages.grades_page),
     path("api/submissions", api.submissions),
     path("api/submissions/<str:ident>", api.submission),
     path("api/assignments/<str:name>/grades.csv", api.grades),

@@ -42,16 +42,24 @@ class Lost(Exception):
     """The job is no longer this worker's (queued again after it was thought dead)."""
 
 
-def grade_payload(loaded: LoadedSuite, source: Path, names: list[str] | None,
-                  sandbox: str | None, on_result: Any,
-                  before: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
+def grade_payload(
+    loaded: LoadedSuite,
+    source: Path,
+    names: list[str] | None,
+    sandbox: str | None,
+    on_result: Any,
+    before: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], str]:
     """results.json data and status of one grading, as a batch grades (`grade_one`); a
     regrade of `names` that cannot happen fails those tests only, and blames by the verdicts
     of `before` (the last full results) for the tests it does not run."""
-    prior = {str(test.get("name")): str(test.get("extra_data", {}).get("verdict", ""))
-             for test in (before or {}).get("tests", [])}
-    report, status = graded_or_failed(loaded, source, names=names, sandbox=sandbox,
-                                      on_result=on_result, passed_on=(Lost,), prior=prior)
+    prior = {
+        str(test.get("name")): str(test.get("extra_data", {}).get("verdict", ""))
+        for test in (before or {}).get("tests", [])
+    }
+    report, status = graded_or_failed(
+        loaded, source, names=names, sandbox=sandbox, on_result=on_result, passed_on=(Lost,), prior=prior
+    )
     return results_json(report), status
 
 
@@ -63,8 +71,11 @@ def merged(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, An
     tests = [fresh.get(test["name"], test) for test in before["tests"]]
     data = dict(before)
     data.update(tests=tests, score=sum(float(test["score"]) for test in tests))
-    data["extra_data"] = {**before.get("extra_data", {}), **after.get("extra_data", {}),
-                          "max_score": sum(float(test["max_score"]) for test in tests)}
+    data["extra_data"] = {
+        **before.get("extra_data", {}),
+        **after.get("extra_data", {}),
+        "max_score": sum(float(test["max_score"]) for test in tests),
+    }
     return data
 
 
@@ -78,8 +89,7 @@ def grade_job(course: Course, worker: str, sandbox: str | None, remote: Any = No
     if sub is None:
         return False
     done = threading.Event()
-    heart = threading.Thread(target=_beat, args=(sub, worker, done), name="heartbeat",
-                             daemon=True)
+    heart = threading.Thread(target=_beat, args=(sub, worker, done), name="heartbeat", daemon=True)
     heart.start()
     try:
         return _grade_claimed(course, worker, sandbox, remote, sub)
@@ -101,8 +111,7 @@ def _beat(sub: Submission, worker: str, done: threading.Event) -> None:
         connection.close()  # this thread's own
 
 
-def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any,
-                   sub: Submission) -> bool:
+def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any, sub: Submission) -> bool:
     from grader.service import jobs
 
     assignment = course.assignment(sub.assignment)
@@ -137,17 +146,20 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
             data, status = remote.grade(loaded, source, f"{sub.id}-{sub.generation}")
             data["extra_data"]["executor"] = f"dask {remote.scheduler}"
         else:
-            data, status = grade_payload(loaded, source, names, sandbox, on_result,
-                                         sub.results if names else None)
+            data, status = grade_payload(
+                loaded, source, names, sandbox, on_result, sub.results if names else None
+            )
     except Lost:
         return True
     if names:
         data = merged(sub.results, data)
     graded_at = datetime.now(UTC).isoformat(timespec="seconds")
-    identity = ids.identity_of(loaded, source, ids.suite_fingerprint(loaded),
-                               ids.expectations_fingerprint(loaded))
-    data["extra_data"].update(student=sub.user.username, status=status, graded_at=graded_at,
-                              submission=sub.id, **identity.as_dict())
+    identity = ids.identity_of(
+        loaded, source, ids.suite_fingerprint(loaded), ids.expectations_fingerprint(loaded)
+    )
+    data["extra_data"].update(
+        student=sub.user.username, status=status, graded_at=graded_at, submission=sub.id, **identity.as_dict()
+    )
     attempt = attempt_from_results(sub.user.username, identity.as_dict(), status, data, graded_at)
     folder = private_folder(course.gradebook_folder(assignment.name), course.state)
     with Gradebook(private_file(folder / GRADEBOOK_NAME)) as book:

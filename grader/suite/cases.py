@@ -19,7 +19,8 @@ from typing import Any, TypeAlias, cast
 from pydantic import ValidationError
 
 from grader.suite.load import LoadedSuite
-from grader.suite.schema import Step, SuiteError, TestSpec
+from grader.suite.model import SuiteError
+from grader.suite.schema import Step, TestSpec
 
 Case: TypeAlias = list[Any]
 JSON_SUFFIX = ".json"
@@ -58,14 +59,18 @@ def generated(loaded: LoadedSuite, source: str) -> list[Any]:
     if where.endswith(JSON_SUFFIX):
         path = loaded.exercise.input_file(where)
         if not path.is_file() or not name:
-            raise SuiteError(f"{loaded.path}: cases '{source}' should be FILE.json:TEST with "
-                             f"{path} holding {name or 'them'}")
+            raise SuiteError(
+                f"{loaded.path}: cases '{source}' should be FILE.json:TEST with "
+                f"{path} holding {name or 'them'}"
+            )
         found = _json_file(path).get(name)
     else:
         path = loaded.exercise.generator(where)
         if not path.is_file() or not name:
-            raise SuiteError(f"{loaded.path}: generator '{source}' should be MODULE:FUNCTION "
-                             f"with {path} defining {name or 'it'}")
+            raise SuiteError(
+                f"{loaded.path}: generator '{source}' should be MODULE:FUNCTION "
+                f"with {path} defining {name or 'it'}"
+            )
         function = getattr(_module(path), name, None)
         if function is None:
             raise SuiteError(f"{loaded.path}: {path} has no function '{name}'")
@@ -85,8 +90,9 @@ def checker_function(loaded: LoadedSuite, source: str) -> Callable[..., Any]:
     try:
         module = _module(path)
     except Exception as error:  # the author's module, run as it is loaded: any error is theirs
-        raise SuiteError(f"checker '{source}': {path} does not load: "
-                         f"{type(error).__name__}: {error}") from error
+        raise SuiteError(
+            f"checker '{source}': {path} does not load: {type(error).__name__}: {error}"
+        ) from error
     function = getattr(module, name, None)
     if not callable(function):
         raise SuiteError(f"checker '{source}': {path} has no function '{name}'")
@@ -102,8 +108,7 @@ def checked_cases(found: list[Any], source: str) -> list[Case]:
     cases: list[Case] = []
     for index, case in enumerate(found):
         if not isinstance(case, list | tuple):
-            raise SuiteError(f"'{source}': case {index} is {type(case).__name__}, "
-                             "not a list of arguments")
+            raise SuiteError(f"'{source}': case {index} is {type(case).__name__}, not a list of arguments")
         cases.append(list(case))
     return cases
 
@@ -118,11 +123,14 @@ def checked_steps(found: list[Any], source: str) -> list[Step]:
             try:
                 steps.append(Step.model_validate(step))
             except ValidationError as error:
-                raise SuiteError(f"'{source}': step {index} is invalid: "
-                                 f"{error.errors()[0]['msg']}") from error
+                raise SuiteError(
+                    f"'{source}': step {index} is invalid: {error.errors()[0]['msg']}"
+                ) from error
         else:
-            raise SuiteError(f"'{source}': step {index} is {type(step).__name__}; build steps "
-                             "as grader.suite.schema.Step(...), checked as they are made")
+            raise SuiteError(
+                f"'{source}': step {index} is {type(step).__name__}; build steps "
+                "as grader.suite.schema.Step(...), checked as they are made"
+            )
     return steps
 
 
@@ -137,19 +145,35 @@ def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
         elif test.steps_from is not None:
             steps = checked_steps(generated(loaded, test.steps_from), test.steps_from)
         else:
-            cases = test.cases if test.cases is not None else checked_cases(
-                generated(loaded, test.cases_from or ""), test.cases_from or "")
+            cases = (
+                test.cases
+                if test.cases is not None
+                else checked_cases(generated(loaded, test.cases_from or ""), test.cases_from or "")
+            )
             compare = {"compare": test.compare} if "compare" in test.model_fields_set else {}
-            steps = [Step(call=test.call, args=list(case), tolerance=test.tolerance,
-                          show=test.show, attrs=test.attrs, checker=test.checker, **compare)
-                     for case in cases]
+            steps = [
+                Step(
+                    call=test.call,
+                    args=list(case),
+                    tolerance=test.tolerance,
+                    show=test.show,
+                    attrs=test.attrs,
+                    checker=test.checker,
+                    **compare,
+                )
+                for case in cases
+            ]
     except ValidationError as error:
-        raise SuiteError(f"{loaded.path}: test '{test.name}': a generated step is invalid: "
-                         f"{error.errors()[0]['msg']}") from error
+        raise SuiteError(
+            f"{loaded.path}: test '{test.name}': a generated step is invalid: {error.errors()[0]['msg']}"
+        ) from error
     except SuiteError as error:
         message = str(error)
-        raise SuiteError(message if message.startswith(str(loaded.path)) else
-                         f"{loaded.path}: test '{test.name}': {message}") from error
+        raise SuiteError(
+            message
+            if message.startswith(str(loaded.path))
+            else f"{loaded.path}: test '{test.name}': {message}"
+        ) from error
     _steps_cache[key] = steps
     return steps
 
@@ -158,6 +182,7 @@ def visible_cases(loaded: LoadedSuite, test: TestSpec) -> list[Any]:
     """A generated test's cases (or steps) as plain JSON data, for a handout (without their
     checkers: those stay with the grader, and the handout compares with the recorded answers)."""
     if test.steps_from is not None:
-        return [step.model_dump(exclude_defaults=True, exclude={"checker"})
-                for step in steps_of(test, loaded)]
+        return [
+            step.model_dump(exclude_defaults=True, exclude={"checker"}) for step in steps_of(test, loaded)
+        ]
     return [step.args for step in steps_of(test, loaded)]

@@ -13,8 +13,17 @@ from grader.suite.load import LoadedSuite
 from grader.suite.normalize import normalized_lines
 from grader.suite.schema import Step, TestSpec
 
-__all__ = ["MissingExpectation", "call_file", "fingerprint", "input_names", "load_call",
-           "load_transcript", "recorded_fingerprint", "steps_of", "write"]
+__all__ = [
+    "MissingExpectation",
+    "call_file",
+    "fingerprint",
+    "input_names",
+    "load_call",
+    "load_transcript",
+    "recorded_fingerprint",
+    "steps_of",
+    "write",
+]
 
 
 class MissingExpectation(UserError, FileNotFoundError):
@@ -48,22 +57,22 @@ def fingerprint(loaded: LoadedSuite, test: TestSpec) -> str:
     """A hash of what a recorded expectation depends on: reference, given files, test, inputs."""
     digest = hashlib.sha256()
     suite = loaded.suite
-    for folder, names in ((loaded.exercise.reference, suite.submit),
-                          (loaded.exercise.stubs, suite.given)):
+    for folder, names in ((loaded.exercise.reference, suite.submit), (loaded.exercise.stubs, suite.given)):
         for name in names:
             digest.update(name.encode())
             path = folder / name
             digest.update(path.read_bytes() if path.exists() else b"<missing>")
     # The recording never depends on how answers are judged (a checker reads them afterwards).
     ignored: dict[str, Any] = dict.fromkeys(
-        ("points", "visibility", "limits", "description", "reference_helpers", "question",
-         "checker"), True)
+        ("points", "visibility", "limits", "description", "reference_helpers", "question", "checker"), True
+    )
     if test.steps is not None:
         ignored["steps"] = {"__all__": {"checker"}}
     digest.update(test.model_dump_json(exclude=ignored).encode())
     if test.transcript is None:
-        steps = [step.model_dump(exclude_defaults=True, exclude={"checker"})
-                 for step in steps_of(test, loaded)]
+        steps = [
+            step.model_dump(exclude_defaults=True, exclude={"checker"}) for step in steps_of(test, loaded)
+        ]
         digest.update(json.dumps(steps, sort_keys=True).encode())
     for name in input_names(test):
         path = loaded.fixtures / name
@@ -110,8 +119,9 @@ def _same_transcript(loaded: LoadedSuite, test: TestSpec, path: Path, new: bytes
         return False
     rules = test.normalize or loaded.suite.normalize
     old_lines = normalized_lines(path.read_bytes().decode("utf-8", "replace"), rules)
-    return old_lines == normalized_lines(new.decode("utf-8", "replace"), rules) and \
-        path.read_bytes().endswith(b"\n") == new.endswith(b"\n")
+    return old_lines == normalized_lines(
+        new.decode("utf-8", "replace"), rules
+    ) and path.read_bytes().endswith(b"\n") == new.endswith(b"\n")
 
 
 def without_traceback(step: dict[str, Any]) -> dict[str, Any]:
@@ -142,8 +152,10 @@ def with_calls(steps: list[Step], outcomes: list[dict[str, Any]]) -> list[dict[s
         what = step.model_dump(include={"call", "get", "args", "kwargs"}, exclude_defaults=True)
         annotated.append({**what, **dict(sorted(pending.pop(0).items()))})
     if pending or len(annotated) != len(outcomes):
-        raise ValueError(f"{len(outcomes)} outcomes recorded for {len(steps)} steps "
-                         f"({len(annotated)} of them compared or failed)")
+        raise ValueError(
+            f"{len(outcomes)} outcomes recorded for {len(steps)} steps "
+            f"({len(annotated)} of them compared or failed)"
+        )
     return annotated
 
 
@@ -158,8 +170,7 @@ def _json_lines(meta: dict[str, Any]) -> str:
      ]
     }
     """
-    lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in meta.items()
-             if key != "steps"]
+    lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in meta.items() if key != "steps"]
     if "steps" in meta:
         steps = ",\n".join(f"  {json.dumps(step)}" for step in meta["steps"])
         lines.append(f' "steps": [\n{steps}\n ]' if steps else ' "steps": []')
@@ -178,7 +189,6 @@ def write(loaded: LoadedSuite, test: TestSpec, recorded: Any) -> list[Path]:
             transcript.write_bytes(recorded["stdout"])
             written.append(transcript)
     else:
-        meta["steps"] = with_calls(steps_of(test, loaded),
-                                   [without_traceback(step) for step in recorded])
+        meta["steps"] = with_calls(steps_of(test, loaded), [without_traceback(step) for step in recorded])
     call_file(loaded, test).write_text(_json_lines(meta), encoding="utf-8")
     return written

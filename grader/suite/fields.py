@@ -16,8 +16,9 @@ def _time_limit(value: Any) -> float | str:
         return float(value)
     if isinstance(value, str) and RELATIVE_PATTERN.match(value) and float(value[:-1]) > 0:
         return value
-    raise ValueError(f"expected seconds (a number > 0) or a multiple of the reference's time "
-                     f"such as '3x', got {value!r}")
+    raise ValueError(
+        f"expected seconds (a number > 0) or a multiple of the reference's time such as '3x', got {value!r}"
+    )
 
 
 TimeLimit = Annotated[float | str, PlainValidator(_time_limit)]
@@ -31,8 +32,7 @@ def _checker(value: Any) -> str | None:
         return None
     if isinstance(value, str) and CHECKER_PATTERN.match(value):
         return value
-    raise ValueError(f"expected MODULE:FUNCTION (a function of fixtures/NAME/MODULE.py), "
-                     f"got {value!r}")
+    raise ValueError(f"expected MODULE:FUNCTION (a function of fixtures/NAME/MODULE.py), got {value!r}")
 
 
 CheckerName = Annotated[str | None, PlainValidator(_checker)]

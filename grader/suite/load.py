@@ -10,11 +10,11 @@ from pydantic import ValidationError
 
 from grader.errors import UserError
 from grader.exercise import Exercise, project_root
-from grader.suite.schema import LocatedError, Suite, SuiteError
+from grader.suite.model import LocatedError, SuiteError
+from grader.suite.schema import Suite
 
 # libyaml's loader when PyYAML was built with it: the same documents, many times faster.
-YamlLoader: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = getattr(yaml, "CSafeLoader",
-                                                                   yaml.SafeLoader)
+YamlLoader: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class LoadedSuite:
@@ -92,8 +92,7 @@ def parse_yaml(text: str) -> tuple[yaml.Node | None, Any]:
     return node, data
 
 
-def read_yaml_file(path: Path, what: str, error_type: type[UserError]) \
-        -> tuple[yaml.Node | None, Any]:
+def read_yaml_file(path: Path, what: str, error_type: type[UserError]) -> tuple[yaml.Node | None, Any]:
     """The node tree and data of a YAML file (`what` it is, for the messages); a missing,
     unreadable or malformed file is one `error_type` line naming it (and the line)."""
     try:

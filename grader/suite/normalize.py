@@ -10,8 +10,7 @@ from grader.suite.schema import Normalize
 def normalized_lines(text: str, rules: Normalize) -> list[str]:
     """The lines of a transcript after substitutions, masks and the whitespace policy."""
     masks = [re.compile(pattern) for pattern in rules.mask]
-    substitutions = [(re.compile(pattern), replacement)
-                     for pattern, replacement in rules.substitute]
+    substitutions = [(re.compile(pattern), replacement) for pattern, replacement in rules.substitute]
     lines = text.split("\n")
     out: list[str] = []
     for line in lines:

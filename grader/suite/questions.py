@@ -18,12 +18,16 @@ class Question(BaseModel):
 
     id: Annotated[str, Field(pattern=NAME_PATTERN)]
     title: str = ""
-    integration: bool = Field(False, description="whole programs run with everything the "
-                              "student wrote: any bug may cost this question besides its own")
+    integration: bool = Field(
+        False,
+        description="whole programs run with everything the "
+        "student wrote: any bug may cost this question besides its own",
+    )
 
 
-def question_problem(questions: Sequence[Question],
-                     tests: Sequence[tuple[str, str | None]]) -> tuple[Location, str] | None:
+def question_problem(
+    questions: Sequence[Question], tests: Sequence[tuple[str, str | None]]
+) -> tuple[Location, str] | None:
     """Where and why the questions or the tests' `question:` keys are wrong (None: they are not).
 
     Declared questions are unique and never a test's name; once a suite declares questions,
@@ -38,17 +42,23 @@ def question_problem(questions: Sequence[Question],
         if question.id in ids:
             return ("questions", index, "id"), f"two questions are named '{question.id}'"
         if question.id in names:
-            return (("questions", index, "id"), f"'{question.id}' is also a test's name: a "
-                    "question and a test never share a name")
+            return (
+                ("questions", index, "id"),
+                f"'{question.id}' is also a test's name: a question and a test never share a name",
+            )
         ids.add(question.id)
     known = ", ".join(sorted(ids))
     for index, (name, question_id) in enumerate(tests):
         if not ids and question_id is not None:
-            return (("tests", index, "question"), "the suite declares no `questions:` for this "
-                    "test to belong to")
+            return (
+                ("tests", index, "question"),
+                "the suite declares no `questions:` for this test to belong to",
+            )
         if ids and question_id is None:
             return ("tests", index), f"test '{name}' names no question (one of {known})"
         if ids and question_id not in ids:
-            return (("tests", index, "question"), f"no question '{question_id}' is declared "
-                    f"(questions: {known})")
+            return (
+                ("tests", index, "question"),
+                f"no question '{question_id}' is declared (questions: {known})",
+            )
     return None

@@ -9,9 +9,14 @@ EMPTY, X, O = 0, 1, 2
 GRID_BITS = 18
 FIELD_MASK = 0b11
 LINES = (
-    ((0, 0), (1, 0), (2, 0)), ((0, 1), (1, 1), (2, 1)), ((0, 2), (1, 2), (2, 2)),
-    ((0, 0), (0, 1), (0, 2)), ((1, 0), (1, 1), (1, 2)), ((2, 0), (2, 1), (2, 2)),
-    ((0, 0), (1, 1), (2, 2)), ((2, 0), (1, 1), (0, 2)),
+    ((0, 0), (1, 0), (2, 0)),
+    ((0, 1), (1, 1), (2, 1)),
+    ((0, 2), (1, 2), (2, 2)),
+    ((0, 0), (0, 1), (0, 2)),
+    ((1, 0), (1, 1), (1, 2)),
+    ((2, 0), (2, 1), (2, 2)),
+    ((0, 0), (1, 1), (2, 2)),
+    ((2, 0), (1, 1), (0, 2)),
 )
 
 
@@ -62,7 +67,11 @@ def count_games() -> int:
     def games_from(grid: Grid, player: int) -> int:
         if winner(grid) != EMPTY or is_full(grid):
             return 1
-        return sum(games_from(set_field(grid, x, y, player), 3 - player)
-                   for y in range(3) for x in range(3) if get_field(grid, x, y) == EMPTY)
+        return sum(
+            games_from(set_field(grid, x, y, player), 3 - player)
+            for y in range(3)
+            for x in range(3)
+            if get_field(grid, x, y) == EMPTY
+        )
 
     return games_from(0, X)

@@ -40,8 +40,11 @@ class Board:
                 for down, right in DIRECTIONS:
                     last_row, last_col = row + down * (self.k - 1), col + right * (self.k - 1)
                     if 0 <= last_row < self.rows and 0 <= last_col < self.cols:
-                        lines.append(tuple((row + down * step) * self.cols + col + right * step
-                                           for step in range(self.k)))
+                        lines.append(
+                            tuple(
+                                (row + down * step) * self.cols + col + right * step for step in range(self.k)
+                            )
+                        )
         return lines
 
     def symbols_on(self, line: Line) -> list[Symbol]:
@@ -79,5 +82,5 @@ class Board:
 
     def __repr__(self) -> str:
         squares = self.config()
-        grid = [squares[row * self.cols:(row + 1) * self.cols] for row in range(self.rows)]
+        grid = [squares[row * self.cols : (row + 1) * self.cols] for row in range(self.rows)]
         return f"Board({self.rows}, {self.cols}, {self.k}, {self.max_levels}, {grid!r})"

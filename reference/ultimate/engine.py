@@ -23,9 +23,14 @@ EMPTY_BOARD: Board = (0, 0, ANY_ZONE << ZONE_SHIFT)
 
 # The eight lines of a 3x3 grid in the order the tables are built: columns, rows, diagonals.
 LINE_MASKS = (
-    0b001_001_001, 0b010_010_010, 0b100_100_100,
-    0b000_000_111, 0b000_111_000, 0b111_000_000,
-    0b100_010_001, 0b001_010_100,
+    0b001_001_001,
+    0b010_010_010,
+    0b100_100_100,
+    0b000_000_111,
+    0b000_111_000,
+    0b111_000_000,
+    0b100_010_001,
+    0b001_010_100,
 )
 CORNERS = 0b101_000_101
 EDGES = 0b010_101_010
@@ -224,8 +229,14 @@ def _make_node(
     """
 
     def node(
-        side: Side, depth: int, alpha: int, beta: int,
-        zone: int, large: int, total: int, open_zones: int,
+        side: Side,
+        depth: int,
+        alpha: int,
+        beta: int,
+        zone: int,
+        large: int,
+        total: int,
+        open_zones: int,
     ) -> tuple[int, Line]:
         ply = root_depth - depth
         shift = 9 * side
@@ -293,9 +304,14 @@ def _make_node(
                     # A zone that closes scores 0 in the small table, so `total` stays right.
                     pairs[z] = after
                     value, line = node(
-                        1 - side, depth - 1, -beta, -alpha,
+                        1 - side,
+                        depth - 1,
+                        -beta,
+                        -alpha,
                         cell if next_open >> cell & 1 else ANY_ZONE,
-                        next_large, rest + small_table[after], next_open,
+                        next_large,
+                        rest + small_table[after],
+                        next_open,
                     )
                     pairs[z] = pair
                     value = -value
@@ -332,12 +348,10 @@ def board_string(board: Board) -> str:
     rows = [rule]
     for band in range(0, 9, 3):
         for row in range(0, 9, 3):
-            rows.append("|".join(cells[band + col][row:row + 3] for col in range(3)))
+            rows.append("|".join(cells[band + col][row : row + 3] for col in range(3)))
         rows.append(rule)
     large_x, large_o = share >> LARGE_SHIFT & GRID, share >> LARGE_SHIFT + 9 & GRID
-    large = "".join(
-        "X" if large_x >> z & 1 else "O" if large_o >> z & 1 else "." for z in range(9)
-    )
+    large = "".join("X" if large_x >> z & 1 else "O" if large_o >> z & 1 else "." for z in range(9))
     rows += [large[0:3], large[3:6], large[6:9]]
     zone = share >> ZONE_SHIFT & 0b1111
     rows.append("ZONE: " + ("ANY" if zone == ANY_ZONE else ZONE_NAMES[zone].upper()))

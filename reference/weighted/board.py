@@ -77,8 +77,7 @@ MoveTable = tuple[tuple[int, Bitmask, int, int], ...]
 def _move_table(scores: tuple[int, ...], id_factor: int, weight: int) -> MoveTable:
     """(cell, bit, id change, score change) of a move on each cell, for one player."""
     return tuple(
-        (cell, 1 << cell, id_factor * ID_STEP[cell], weight * scores[cell])
-        for cell in range(SQUARES)
+        (cell, 1 << cell, id_factor * ID_STEP[cell], weight * scores[cell]) for cell in range(SQUARES)
     )
 
 

@@ -179,8 +179,9 @@ class BoardTree:
             return hashed
         return self._alpha_beta(board, depth, alpha, beta, table)
 
-    def _alpha_beta(self, board: Board, depth: int, alpha: int, beta: int,
-                    table: BoardHashTable) -> BoardOptimalMove:
+    def _alpha_beta(
+        self, board: Board, depth: int, alpha: int, beta: int, table: BoardHashTable
+    ) -> BoardOptimalMove:
         """Steps 4 and 5 of alpha-beta: `board` is this node's, unfinished, not in the table."""
         store, lookup, leaves = table.update_table, table.get_hashed_move, LEAVES
         window_low, window_high = alpha, beta
@@ -216,8 +217,7 @@ class BoardTree:
                 score = lookup(child_id, below).score
                 if score == ILLEGAL:
                     child = self._grow(cell)
-                    score = child._alpha_beta(cast(Board, child._board), below, alpha, beta,
-                                              table).score
+                    score = child._alpha_beta(cast(Board, child._board), below, alpha, beta, table).score
                     children = self._children
             if maximizing:
                 if score > best_score:

@@ -55,7 +55,8 @@ def changed_functions(exercise: str, mutant: Mutant) -> list[str]:
             before = top_level((reference / name).read_text(encoding="utf-8"))
             after = top_level((Path(patched) / name).read_text(encoding="utf-8"))
             assert sorted(after[0]) == sorted(before[0]), (
-                f"{mutant.name} adds or removes functions in {name}: a private copy?")
+                f"{mutant.name} adds or removes functions in {name}: a private copy?"
+            )
             assert after[1] == before[1], f"{mutant.name} changes decorators in {name}"
             assert after[2] == before[2], f"{mutant.name} changes more than functions in {name}"
             changed += [f"{name}:{f}" for f in before[0] if after[0][f] != before[0][f]]
@@ -72,8 +73,7 @@ def grade_mutant(loaded: LoadedSuite, name: str, tests: list[str]) -> GradeRepor
     """Grade the mutant VERDICT/NAME on `tests` only, in the process sandbox (runs anywhere)."""
     mutant = next(m for m in mutants_of(loaded.exercise) if m.name == name)
     with applied(mutant, loaded.exercise.reference) as patched:
-        return grade(loaded, patched, names=tests, overlay=loaded.exercise.reference,
-                     sandbox="process")
+        return grade(loaded, patched, names=tests, overlay=loaded.exercise.reference, sandbox="process")
 
 
 def verdicts(report: GradeReport) -> dict[str, Verdict]:

@@ -11,8 +11,11 @@ import pytest
 from tests.exercises.alphabeta.test_docs import docstring_examples, run_examples
 from tests.support import ROOT
 
-WITH_EXAMPLES = sorted((path.parent.name, path.stem) for path in ROOT.glob("exercises/*/*.py")
-                       if docstring_examples(path.parent.name, path.stem))
+WITH_EXAMPLES = sorted(
+    (path.parent.name, path.stem)
+    for path in ROOT.glob("exercises/*/*.py")
+    if docstring_examples(path.parent.name, path.stem)
+)
 
 
 def test_some_stubs_have_examples() -> None:

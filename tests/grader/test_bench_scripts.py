@@ -19,7 +19,12 @@ def test_a_benchmark_imports_and_its_help_runs(name: str) -> None:
     importlib.import_module(f"bench.{name}")
     source = (ROOT / "bench" / f"{name}.py").read_text()
     if "argparse" in source:
-        done = subprocess.run([sys.executable, str(ROOT / "bench" / f"{name}.py"), "--help"],
-                              capture_output=True, text=True, timeout=120, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / f"{name}.py"), "--help"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+        )
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("usage: ")

@@ -9,8 +9,14 @@ from grader.exercise import project_root
 
 
 def _grader(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], input=stdin, text=True,
-                          capture_output=True, cwd=project_root(), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        input=stdin,
+        text=True,
+        capture_output=True,
+        cwd=project_root(),
+        timeout=120,
+    )
 
 
 def test_run_passes_stdin_and_stdout_through() -> None:

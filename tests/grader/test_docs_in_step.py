@@ -58,13 +58,13 @@ def _readme_commands() -> list[tuple[str, set[str]]]:
 
 
 def _options(command: str) -> set[str]:
-    action = next(a for a in cli.build_parser()._actions
-                  if isinstance(a, argparse._SubParsersAction))
+    action = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return {flag for option in action.choices[command]._actions for flag in option.option_strings}
 
 
-@pytest.mark.parametrize(("command", "flags"), _readme_commands(),
-                         ids=[name for name, _flags in _readme_commands()])
+@pytest.mark.parametrize(
+    ("command", "flags"), _readme_commands(), ids=[name for name, _flags in _readme_commands()]
+)
 def test_each_command_of_the_readme_has_the_flags_it_shows(command: str, flags: set[str]) -> None:
     assert command in cli.COMMANDS
     assert flags <= _options(command), f"grader {command} --help lacks {flags - _options(command)}"

@@ -13,9 +13,11 @@ import pytest
 
 import grader
 
-MODULES = sorted(info.name for info in pkgutil.walk_packages(grader.__path__, "grader.")
-                 if not info.name.endswith("__main__")
-                 and not info.name.startswith("grader.service.migrations"))  # Django generates them
+MODULES = sorted(
+    info.name
+    for info in pkgutil.walk_packages(grader.__path__, "grader.")
+    if not info.name.endswith("__main__") and not info.name.startswith("grader.service.migrations")
+)  # Django generates them
 PROMPT = re.compile(r"^\s*>>> ", re.MULTILINE)
 
 
@@ -33,8 +35,10 @@ def test_the_examples_of_a_grader_module_hold(name: str) -> None:
     written = len(PROMPT.findall(inspect.getsource(module)))
     outcome = doctest.testmod(module)
     assert outcome.failed == 0
-    assert outcome.attempted == written, f"{name}: {written} examples written, " \
+    assert outcome.attempted == written, (
+        f"{name}: {written} examples written, "
         f"{outcome.attempted} run (one doctest cannot find is never checked)"
+    )
 
 
 def test_the_grader_has_examples_to_run() -> None:

@@ -22,11 +22,18 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return dict(action.choices)
 
 
-@pytest.mark.parametrize("raised", [KeyError("a bug's key"), FileNotFoundError("a bug's file"),
-                                    FileExistsError("a bug's file"), RuntimeError("a bug")])
-def test_a_grader_bug_is_exit_1_with_its_traceback(raised: Exception,
-                                                  monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "raised",
+    [
+        KeyError("a bug's key"),
+        FileNotFoundError("a bug's file"),
+        FileExistsError("a bug's file"),
+        RuntimeError("a bug"),
+    ],
+)
+def test_a_grader_bug_is_exit_1_with_its_traceback(
+    raised: Exception, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def broken(**options: object) -> int:
         raise raised
 
@@ -34,12 +41,14 @@ def test_a_grader_bug_is_exit_1_with_its_traceback(raised: Exception,
     assert cli.main(["list"]) == EXIT_GRADER_FAILED
     err = capsys.readouterr().err
     assert "Traceback (most recent call last)" in err and f"{type(raised).__name__}" in err
-    assert err.rstrip().endswith("grader bug: the traceback above is the grader's fault, not the "
-                                 "input's (exit 1)")
+    assert err.rstrip().endswith(
+        "grader bug: the traceback above is the grader's fault, not the input's (exit 1)"
+    )
 
 
 def test_a_cleanup_that_fails_during_ctrl_c_is_still_130_and_names_its_error(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def interrupted_then_broken(**options: object) -> int:
         try:
             raise KeyboardInterrupt
@@ -54,13 +63,16 @@ def test_a_cleanup_that_fails_during_ctrl_c_is_still_130_and_names_its_error(
     assert err.rstrip().endswith(": cannot rollback)")
 
 
-@pytest.mark.parametrize(("raised", "status"), [(UserError("suite.yaml:3: tests: a list"),
-                                                 EXIT_BAD_INPUT),
-                                                (UsageError("--out only goes with --batch"),
-                                                 EXIT_USAGE)])
-def test_the_users_mistake_is_one_line_on_stderr(raised: UserError, status: int,
-                                                 monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("raised", "status"),
+    [
+        (UserError("suite.yaml:3: tests: a list"), EXIT_BAD_INPUT),
+        (UsageError("--out only goes with --batch"), EXIT_USAGE),
+    ],
+)
+def test_the_users_mistake_is_one_line_on_stderr(
+    raised: UserError, status: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def refuses(**options: object) -> int:
         raise raised
 
@@ -71,18 +83,20 @@ def test_the_users_mistake_is_one_line_on_stderr(raised: UserError, status: int,
 
 
 def test_an_unknown_test_name_is_bad_input_not_a_bug(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["grade", "bitgrid", "samples/bitgrid/alice", "--test", "nosuch",
-                     "--sandbox", "process"]) == EXIT_BAD_INPUT
+    assert (
+        cli.main(["grade", "bitgrid", "samples/bitgrid/alice", "--test", "nosuch", "--sandbox", "process"])
+        == EXIT_BAD_INPUT
+    )
     err = capsys.readouterr().err
     assert err.startswith("error: no test named nosuch in ") and "Traceback" not in err
 
 
-def test_a_handout_into_a_full_folder_is_bad_input(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_handout_into_a_full_folder_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "kept.txt").write_text("mine")
     assert cli.main(["handout", "bitgrid", str(tmp_path)]) == EXIT_BAD_INPUT
-    assert capsys.readouterr().err == (f"error: {tmp_path}: the handout folder exists and is not "
-                                       f"empty\n")
+    assert capsys.readouterr().err == (f"error: {tmp_path}: the handout folder exists and is not empty\n")
 
 
 def test_argparse_usage_errors_are_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

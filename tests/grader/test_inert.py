@@ -26,8 +26,10 @@ from grader.report.summary import print_summary, summarize, summary_html
 
 ANSI = "\x1b[2J\x1b[31m"
 MARKUP = "[bold red]boom[/]"
-HOSTILE = (f"clears{ANSI}screen NUL\x00 back\rwards bidi\u202eesrever lone\ud800surrogate "
-           f"{MARKUP} bell\x07 del\x7f csi\x9b nonchar\uffff end")
+HOSTILE = (
+    f"clears{ANSI}screen NUL\x00 back\rwards bidi\u202eesrever lone\ud800surrogate "
+    f"{MARKUP} bell\x07 del\x7f csi\x9b nonchar\uffff end"
+)
 HOSTILE_NAME = f"name{ANSI}{MARKUP}\u202e"
 SUBMISSION = "[red]x\x1b[2J"
 FORMULA_STUDENTS = ['=HYPERLINK("http://x")', "+1", "@SUM(A1)", "-2+3", "\tTAB", "\rCR"]
@@ -40,15 +42,30 @@ NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 def hostile_report() -> GradeReport:
     def result(name: str, verdict: Verdict, kind: str = "call") -> Result:
-        return Result(name=name, verdict=verdict, points=0.0, max_points=1.0,
-                          visibility="visible", kind=kind, usage=Usage(0.5, 0.75, 3.0),
-                          message=HOSTILE, details=HOSTILE, stdout=HOSTILE)
+        return Result(
+            name=name,
+            verdict=verdict,
+            points=0.0,
+            max_points=1.0,
+            visibility="visible",
+            kind=kind,
+            usage=Usage(0.5, 0.75, 3.0),
+            message=HOSTILE,
+            details=HOSTILE,
+            stdout=HOSTILE,
+        )
 
-    return GradeReport(exercise="bitgrid", submission=SUBMISSION, sandbox="process",
-                       notes=[HOSTILE],
-                       results=[result("printed", Verdict.WA, kind="transcript"),
-                                result("crashed", Verdict.JE),
-                                result(HOSTILE_NAME, Verdict.RTE)])
+    return GradeReport(
+        exercise="bitgrid",
+        submission=SUBMISSION,
+        sandbox="process",
+        notes=[HOSTILE],
+        results=[
+            result("printed", Verdict.WA, kind="transcript"),
+            result("crashed", Verdict.JE),
+            result(HOSTILE_NAME, Verdict.RTE),
+        ],
+    )
 
 
 def assert_shown_as_data(text: str) -> None:
@@ -144,19 +161,46 @@ TEST_NAMES = ["position", HOSTILE_NAME]
 
 def class_results(students: list[str]) -> dict[str, Attempt]:
     """Attempts as a batch stores them, every student failing one transcript alike."""
-    tests = [{"name": "position", "score": 0.0, "max_score": 1.0, "status": "failed",
-              "output": HOSTILE, "visibility": "visible",
-              "extra_data": {"kind": "transcript", "verdict": "WA", "wall_s": 0.5,
-                             "peak_mb": 2.0, "resident_mb": 12.0}},
-             {"name": HOSTILE_NAME, "score": 1.0, "max_score": 1.0, "status": "passed",
-              "output": "", "visibility": "visible",
-              "extra_data": {"kind": "call", "verdict": "AC"}}]
-    identity = dict.fromkeys(("exercise", "suite_fingerprint", "expectations_fingerprint",
-                              "submission_hash", "grader_version"), "x")
-    return {student: attempt_from_results(student, identity, "graded",
-                                          {"score": 1.0, "tests": tests,
-                                           "extra_data": {"max_score": 2.0}}, "2025-01-01")
-            for student in students}
+    tests = [
+        {
+            "name": "position",
+            "score": 0.0,
+            "max_score": 1.0,
+            "status": "failed",
+            "output": HOSTILE,
+            "visibility": "visible",
+            "extra_data": {
+                "kind": "transcript",
+                "verdict": "WA",
+                "wall_s": 0.5,
+                "peak_mb": 2.0,
+                "resident_mb": 12.0,
+            },
+        },
+        {
+            "name": HOSTILE_NAME,
+            "score": 1.0,
+            "max_score": 1.0,
+            "status": "passed",
+            "output": "",
+            "visibility": "visible",
+            "extra_data": {"kind": "call", "verdict": "AC"},
+        },
+    ]
+    identity = dict.fromkeys(
+        ("exercise", "suite_fingerprint", "expectations_fingerprint", "submission_hash", "grader_version"),
+        "x",
+    )
+    return {
+        student: attempt_from_results(
+            student,
+            identity,
+            "graded",
+            {"score": 1.0, "tests": tests, "extra_data": {"max_score": 2.0}},
+            "2025-01-01",
+        )
+        for student in students
+    }
 
 
 def test_grades_csv_neutralises_student_names_and_keeps_numbers() -> None:
@@ -167,15 +211,20 @@ def test_grades_csv_neutralises_student_names_and_keeps_numbers() -> None:
     rows = list(csv.reader(io.StringIO(text)))
     cells = {row[0]: row for row in rows[1:]}
     assert set(cells) == {"'" + s for s in FORMULA_STUDENTS[:5]} | {
-        "\\rCR", "alice", "lone\ufffdbyte", "esc\\x1b[2J\\x1b[31m"}
+        "\\rCR",
+        "alice",
+        "lone\ufffdbyte",
+        "esc\\x1b[2J\\x1b[31m",
+    }
     for row in rows[1:]:
         assert not row[0].startswith(("=", "+", "-", "@", "\t", "\r"))
         assert row[1] == "graded" and float(row[2]) == 1.0 and float(row[3]) == 2.0
 
 
 def hostile_class() -> dict[str, Attempt]:
-    return class_results([*FORMULA_STUDENTS, f"esc{ANSI}{MARKUP}", "lone\udcffbyte",
-                          "<script>alert(1)</script>"])
+    return class_results(
+        [*FORMULA_STUDENTS, f"esc{ANSI}{MARKUP}", "lone\udcffbyte", "<script>alert(1)</script>"]
+    )
 
 
 def test_terminal_summary_shows_student_text_as_data() -> None:

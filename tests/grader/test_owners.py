@@ -60,16 +60,22 @@ def test_an_owner_is_its_pid_and_start_time() -> None:
 def test_only_a_dead_owners_scratch_is_swept(tmp_path: Path) -> None:
     with _processes() as (alive, dead):
         elsewhere = owners.Owner(dead.pid, dead.start, dead.namespace + 1)
-        names = {"live": f"grader-{alive.tag}-abc", "dead": f"grader-{dead.tag}-abc",
-                 "dead-task": f"grader-{dead.tag}-task-abc", "older": "grader-1x2y3z4w",
-                 "other-namespace": f"grader-{elsewhere.tag}-abc", "not-ours": f"pymp-{dead.tag}-"}
+        names = {
+            "live": f"grader-{alive.tag}-abc",
+            "dead": f"grader-{dead.tag}-abc",
+            "dead-task": f"grader-{dead.tag}-task-abc",
+            "older": "grader-1x2y3z4w",
+            "other-namespace": f"grader-{elsewhere.tag}-abc",
+            "not-ours": f"pymp-{dead.tag}-",
+        }
         for name in names.values():
             (tmp_path / name / "code").mkdir(parents=True)
         (tmp_path / f"grader-{dead.tag}-file").write_text("a file, not a folder: kept")
         removed = owners.sweep_scratch(tmp_path)
     assert sorted(path.name for path in removed) == sorted([names["dead"], names["dead-task"]])
     assert {path.name for path in tmp_path.iterdir()} == (
-        set(names.values()) - {names["dead"], names["dead-task"]} | {f"grader-{dead.tag}-file"})
+        set(names.values()) - {names["dead"], names["dead-task"]} | {f"grader-{dead.tag}-file"}
+    )
 
 
 def test_only_a_dead_owners_semaphores_are_swept(tmp_path: Path) -> None:
@@ -92,8 +98,10 @@ def test_multiprocessing_names_its_semaphores_after_the_batch() -> None:
     try:
         lock = multiprocessing.get_context("forkserver").Lock()
         name = lock._semlock.name  # type: ignore[attr-defined]
-        assert owners.owner_in(Path(f"/dev/shm/sem.{name[1:]}").name,
-                               f"sem.{owners.SEMAPHORE_PREFIX}") == owners.me()
+        assert (
+            owners.owner_in(Path(f"/dev/shm/sem.{name[1:]}").name, f"sem.{owners.SEMAPHORE_PREFIX}")
+            == owners.me()
+        )
         del lock
     finally:
         config["semprefix"] = before
@@ -105,9 +113,11 @@ def test_only_a_dead_owners_cgroups_go_with_the_tests_still_in_them() -> None:
     base, v2 = hierarchy.base, hierarchy.version == 2
     tests: dict[str, subprocess.Popen[bytes]] = {}
     with _processes() as (alive, dead):
-        groups = {"live": base / f"{cgroup.GROUP_PREFIX}{alive.tag}-0a1b2c3d",
-                  "dead": base / f"{cgroup.GROUP_PREFIX}{dead.tag}-0a1b2c3d",
-                  "older": base / f"{cgroup.GROUP_PREFIX}{dead.pid}-0a1b2c3d"}
+        groups = {
+            "live": base / f"{cgroup.GROUP_PREFIX}{alive.tag}-0a1b2c3d",
+            "dead": base / f"{cgroup.GROUP_PREFIX}{dead.tag}-0a1b2c3d",
+            "older": base / f"{cgroup.GROUP_PREFIX}{dead.pid}-0a1b2c3d",
+        }
         try:
             for name, group in groups.items():
                 (group / "t1").mkdir(parents=True)

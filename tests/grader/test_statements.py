@@ -73,8 +73,7 @@ def statements_of(block: str) -> list[tuple[str, str]]:
             found[-1][0].append(line[4:])
         else:
             found[-1][1].append(line)
-    return [("\n".join(source) + "\n", "".join(out + "\n" for out in printed))
-            for source, printed in found]
+    return [("\n".join(source) + "\n", "".join(out + "\n" for out in printed)) for source, printed in found]
 
 
 def pycon_text(statements: list[tuple[str, str]]) -> str:
@@ -102,12 +101,13 @@ def run_command(name: str, command: str, folder: Path) -> str:
     assert words[0] == "python", f"{name}: a console block runs `python DRIVER.py` or `cat FILE`"
     if "<" in words:
         stdin = (fixtures / words[words.index("<") + 1]).read_text()
-        words = words[:words.index("<")]
+        words = words[: words.index("<")]
     for word in words[2:]:  # an input file the program reads, such as a board
         if (fixtures / word).is_file():
             shutil.copyfile(fixtures / word, folder / word)
-    run = subprocess.run([sys.executable, *words[1:]], cwd=folder, input=stdin,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, *words[1:]], cwd=folder, input=stdin, capture_output=True, text=True, timeout=120
+    )
     return as_compared(name, run.stdout)
 
 
@@ -131,14 +131,19 @@ def checked_statement(name: str, folder: Path) -> tuple[str, str]:
     assert not re.search(r"[^\n]```", text), f"{name}: a code fence must start its own line"
     blocks = list(BLOCK.finditer(text))
     prompts = [statements_of(block.group(2)) for block in blocks if block.group(1) == "pycon"]
-    runner = subprocess.run([sys.executable, "-c", PROMPT_RUNNER], cwd=folder, text=True,
-                            input=json.dumps([[s for s, _ in block] for block in prompts]),
-                            capture_output=True, timeout=300)
+    runner = subprocess.run(
+        [sys.executable, "-c", PROMPT_RUNNER],
+        cwd=folder,
+        text=True,
+        input=json.dumps([[s for s, _ in block] for block in prompts]),
+        capture_output=True,
+        timeout=300,
+    )
     assert runner.returncode == 0, runner.stderr
     printed = iter(json.loads(runner.stdout))
     made, last = [], 0
     for block in blocks:
-        made.append(text[last:block.start(2)])
+        made.append(text[last : block.start(2)])
         if block.group(1) == "pycon":
             sources = [source for source, _ in statements_of(block.group(2))]
             made.append(pycon_text(list(zip(sources, next(printed), strict=True))))

@@ -73,8 +73,12 @@ class ConfineError(OSError):
 
 
 class _MountAttr(ctypes.Structure):
-    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
-                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
 
 
 class _CapHeader(ctypes.Structure):
@@ -82,8 +86,11 @@ class _CapHeader(ctypes.Structure):
 
 
 class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 def _check(result: int, what: str) -> None:
@@ -94,9 +101,16 @@ def _check(result: int, what: str) -> None:
 
 
 def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str = "") -> None:
-    _check(_libc.mount(source.encode() if source else None, target.encode(),
-                       kind.encode() if kind else None, ctypes.c_ulong(flags),
-                       data.encode() if data else None), f"mount {target}")
+    _check(
+        _libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            kind.encode() if kind else None,
+            ctypes.c_ulong(flags),
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
 
 
 def _write(path: str, text: str) -> None:
@@ -131,8 +145,9 @@ def enter_namespaces(own_network: bool) -> bool:
 
 def _mount_setattr(path: str, attributes: int) -> None:
     attr = _MountAttr(attr_set=attributes)
-    result = _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE,
-                           ctypes.byref(attr), ctypes.sizeof(attr))
+    result = _libc.syscall(
+        SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)
+    )
     _check(0 if result == 0 else -1, f"mount_setattr {path}")
 
 
@@ -154,15 +169,15 @@ def _cover(target: str, options: str, flags: int, kept: list[str]) -> None:
     clones = []
     for path in kept:
         if _under(path, target):
-            fd = _libc.syscall(SYS_OPEN_TREE, AT_FDCWD, path.encode(),
-                               OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE)
+            fd = _libc.syscall(
+                SYS_OPEN_TREE, AT_FDCWD, path.encode(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE
+            )
             _check(0 if fd >= 0 else -1, f"open_tree {path}")
             clones.append((path, fd))
     _mount("tmpfs", target, "tmpfs", flags, options)
     for path, fd in clones:
         os.makedirs(path, mode=0o755, exist_ok=True)
-        result = _libc.syscall(SYS_MOVE_MOUNT, fd, b"", AT_FDCWD, path.encode(),
-                               MOVE_MOUNT_F_EMPTY_PATH)
+        result = _libc.syscall(SYS_MOVE_MOUNT, fd, b"", AT_FDCWD, path.encode(), MOVE_MOUNT_F_EMPTY_PATH)
         os.close(fd)
         _check(0 if result == 0 else -1, f"move_mount {path}")
 
@@ -177,8 +192,9 @@ def _fresh_dev(kept: list[str]) -> None:
     _mount(None, "/dev", None, MS_REMOUNT_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 
 
-def seal_file_system(hidden: list[str], kept: list[str], in_user_namespace: bool,
-                     scratch: tuple[int, int] = DEFAULT_SCRATCH) -> None:
+def seal_file_system(
+    hidden: list[str], kept: list[str], in_user_namespace: bool, scratch: tuple[int, int] = DEFAULT_SCRATCH
+) -> None:
     """Read-only everything, a private /tmp, `hidden` folders covered by empty mounts.
 
     `kept` are folders the test needs (its code and inputs) that may lie below /tmp or /dev:
@@ -193,8 +209,13 @@ def seal_file_system(hidden: list[str], kept: list[str], in_user_namespace: bool
     _cover("/tmp", _scratch_options(*scratch) + ",mode=1777", SCRATCH_FLAGS, kept)
     for folder in hidden:
         if os.path.isdir(folder):  # below /tmp, it is gone already
-            _mount("tmpfs", folder, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                   "size=4k,nr_inodes=1,mode=0500")
+            _mount(
+                "tmpfs",
+                folder,
+                "tmpfs",
+                MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                "size=4k,nr_inodes=1,mode=0500",
+            )
 
 
 def private_proc(under_bubblewrap: bool) -> None:
@@ -210,8 +231,13 @@ def private_proc(under_bubblewrap: bool) -> None:
             return
         except ConfineError:
             pass
-    _mount("tmpfs", "/proc", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-           "size=4k,nr_inodes=1,mode=0555")
+    _mount(
+        "tmpfs",
+        "/proc",
+        "tmpfs",
+        MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+        "size=4k,nr_inodes=1,mode=0555",
+    )
 
 
 def _scratch_options(size_bytes: int, files: int) -> str:
@@ -313,8 +339,9 @@ def prepare_seccomp(program: bytes) -> None:
     """Build the filter's kernel structure once (in the fork server); every test forked from
     then on installs it without building it again."""
     buffer = ctypes.create_string_buffer(program, len(program))
-    _prepared_filter[:] = [(buffer, _SockFilterProgram(len(program) // 8,
-                                                        ctypes.cast(buffer, ctypes.c_void_p)))]
+    _prepared_filter[:] = [
+        (buffer, _SockFilterProgram(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p)))
+    ]
     for name in ("prctl", "capset", "capget", "unshare", "mount", "syscall"):
         getattr(_libc, name)  # resolved now, not in each test
 

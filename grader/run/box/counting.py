@@ -47,9 +47,11 @@ class CountingTurnedOff(RuntimeError):
 def ensure_one_thread() -> None:
     """Raise unless the calling thread is the process's only one (the test's, before a count)."""
     if len(sys._current_frames()) > 1:
-        raise CountingTurnedOff("another thread was running when the count began, so the "
-                                "call's work could not be counted (a counted test runs in one "
-                                "thread)")
+        raise CountingTurnedOff(
+            "another thread was running when the count began, so the "
+            "call's work could not be counted (a counted test runs in one "
+            "thread)"
+        )
 
 
 def recursive_calls(run: Callable[[], object], code_dir: str, budget: int | None = None) -> int:
@@ -62,8 +64,9 @@ def recursive_calls(run: Callable[[], object], code_dir: str, budget: int | None
 
     def called(frame: FrameType, _event: str, _arg: Any) -> None:
         code = frame.f_code
-        if not code.co_filename.startswith(code_dir) \
-                and not str(frame.f_globals.get("__file__", "")).startswith(code_dir):
+        if not code.co_filename.startswith(code_dir) and not str(
+            frame.f_globals.get("__file__", "")
+        ).startswith(code_dir):
             return None
         calls[code] = calls.get(code, 0) + 1
         if code in recursive:
@@ -96,6 +99,7 @@ def recursive_calls(run: Callable[[], object], code_dir: str, budget: int | None
     if stopped or total[0] > limit >= 0:
         return limit + 1
     if tracer is not called:
-        raise CountingTurnedOff("the call replaced the grader's call counter (sys.settrace), "
-                                "so its work could not be counted")
+        raise CountingTurnedOff(
+            "the call replaced the grader's call counter (sys.settrace), so its work could not be counted"
+        )
     return total[0]

@@ -25,7 +25,7 @@ else:  # an entry script of the box: its folder first on sys.path, then its sibl
 def main(argv: list[str]) -> None:
     uid_text, program_hex, *rest = argv
     separator = rest.index("--")
-    reach, command = rest[:separator], rest[separator + 1:]
+    reach, command = rest[:separator], rest[separator + 1 :]
     try:
         if uid_text != "-":
             confine.reach(reach, [])

@@ -37,8 +37,13 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, final
 # ---------------------------------------------------------------- the parent and the fork server
 
 RESULT_CAP_BYTES = 8 * 1024 * 1024  # what a test may send back; more is cut (and judged OLE)
-MINIMAL_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "HOME": "/tmp", "TMPDIR": "/tmp"}
+MINIMAL_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+}
 GO = b'{"go": true}\n'
 # Why something could not be done (a test that could not confine itself, a fork server without
 # namespaces): at most this many bytes from the test, characters on receipt.
@@ -63,7 +68,7 @@ def frame(request: bytes) -> bytes:
     >>> frame(b'{}')
     b'00000002\\n{}'
     """
-    if len(request) >= 10 ** LENGTH_DIGITS:
+    if len(request) >= 10**LENGTH_DIGITS:
         raise ValueError(f"a request of {len(request)} bytes does not fit its length header")
     return b"%0*d\n" % (LENGTH_DIGITS, len(request)) + request
 
@@ -181,6 +186,7 @@ class Done(TypedDict):
 
 # What the test process sends back (keys as the recorded expectations store them).
 
+
 @final
 class ValueOutcome(TypedDict):
     value: Any
@@ -191,9 +197,18 @@ class UnplainOutcome(TypedDict):
     unplain: str  # why the returned value is not plain data
 
 
-Raised = TypedDict("Raised", {"raises": str, "message": str, "traceback": str, "ni": bool,
-                              "import": bool, "let_failed": NotRequired[bool],
-                              "origin": NotRequired[str]})  # "FILE, in FUNCTION" of the raise
+Raised = TypedDict(
+    "Raised",
+    {
+        "raises": str,
+        "message": str,
+        "traceback": str,
+        "ni": bool,
+        "import": bool,
+        "let_failed": NotRequired[bool],
+        "origin": NotRequired[str],
+    },
+)  # "FILE, in FUNCTION" of the raise
 StepOutcome: TypeAlias = ValueOutcome | UnplainOutcome | Raised
 
 

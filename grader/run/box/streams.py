@@ -31,12 +31,13 @@ class GraderFile(io.FileIO):
 
 def standard_streams() -> None:
     """sys.stdin, sys.stdout and sys.stderr on descriptors 0, 1 and 2 (UTF-8)."""
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8",
-                                 errors="replace")
-    sys.stdout = io.TextIOWrapper(GraderFile(1, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=False)
-    sys.stderr = io.TextIOWrapper(GraderFile(2, "w", closefd=False), encoding="utf-8",
-                                  errors="backslashreplace", line_buffering=True)
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace")
+    sys.stdout = io.TextIOWrapper(
+        GraderFile(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=False
+    )
+    sys.stderr = io.TextIOWrapper(
+        GraderFile(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True
+    )
 
 
 def output_lost() -> str | None:

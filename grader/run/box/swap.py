@@ -38,8 +38,7 @@ def install_helpers(helpers: list[HelperCode], code_dir: str) -> None:
 
     def reload_keeping_helpers(module: Any) -> Any:
         reloaded = _original_reload(module)
-        mine = [helper for helper in helpers
-                if helper["module"] == getattr(reloaded, "__name__", None)]
+        mine = [helper for helper in helpers if helper["module"] == getattr(reloaded, "__name__", None)]
         if mine:
             _rebind(_install_module(reloaded, mine), code_dir)
         return reloaded
@@ -53,19 +52,34 @@ def _install_module(module: Any, helpers: list[HelperCode]) -> list[tuple[Any, A
     scope = dict(vars(module))
     _scopes.append(scope)
     imported: dict[str, Any] = {}
-    exec(compile(helpers[0]["imports"], "<reference imports>", "exec", dont_inherit=True),
-         imported)
+    exec(compile(helpers[0]["imports"], "<reference imports>", "exec", dont_inherit=True), imported)
     for name, value in imported.items():
         if name != "__builtins__" and name not in scope:
             scope[name] = value
     swapped: list[tuple[Any, Any]] = []
     for helper in helpers:
         if helper.get("support"):
-            exec(compile(helper.get("support", ""), f"<reference {helper['module']} support>",
-                         "exec", flags=flags, dont_inherit=True), scope)
+            exec(
+                compile(
+                    helper.get("support", ""),
+                    f"<reference {helper['module']} support>",
+                    "exec",
+                    flags=flags,
+                    dont_inherit=True,
+                ),
+                scope,
+            )
         before = vars(module).get(helper["name"])
-        exec(compile(helper["source"], f"<reference {helper['module']}.{helper['name']}>", "exec",
-                     flags=flags, dont_inherit=True), scope)
+        exec(
+            compile(
+                helper["source"],
+                f"<reference {helper['module']}.{helper['name']}>",
+                "exec",
+                flags=flags,
+                dont_inherit=True,
+            ),
+            scope,
+        )
         after = scope[helper["name"]]
         setattr(module, helper["name"], after)
         earlier = _installed.get((helper["module"], helper["name"]))
@@ -79,8 +93,11 @@ def _rebind(swapped: list[tuple[Any, Any]], code_dir: str) -> None:
     reference's namespaces, bound to its replacement."""
     if not swapped:
         return
-    namespaces = [vars(other) for other in list(sys.modules.values())
-                  if (getattr(other, "__file__", None) or "").startswith(code_dir)]
+    namespaces = [
+        vars(other)
+        for other in list(sys.modules.values())
+        if (getattr(other, "__file__", None) or "").startswith(code_dir)
+    ]
     for namespace in [*namespaces, *_scopes]:
         for name, value in list(namespace.items()):
             for before, after in swapped:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from grader.run.box import confine, counting
+    from grader.run.box.plain import Unplain, shown
     from grader.run.box.protocol import (
         CONFINED,
         LENGTH_HEADER_BYTES,
@@ -51,6 +52,7 @@ else:  # siblings (see __init__.py): this runs in the fork server, a script
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
     import counting
+    from plain import Unplain, shown
     from protocol import (
         CONFINED,
         LENGTH_HEADER_BYTES,
@@ -74,42 +76,6 @@ _encode_result = json.JSONEncoder().encode  # bound before any student code can 
 
 class StepFailed(Exception):
     """A value that depends on an earlier step that raised."""
-
-
-class Unplain(TypeError):
-    """A returned value that is not plain data (the step's outcome, not an exception it raised)."""
-
-
-# ---------------------------------------------------------------- plain data
-
-
-def to_plain(value: Any, depth: int = 0) -> Any:
-    """Convert a result to JSON-able data without trusting any method of the value."""
-    if depth > 200:
-        raise TypeError("nested too deeply")
-    kind = type(value)
-    if value is None or kind is bool or kind is int or kind is str or kind is float:
-        return value
-    if isinstance(value, int):  # a subclass (bool has none): its plain number
-        return int.__index__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    if isinstance(value, str):
-        return str.__str__(value)
-    if kind is list or kind is tuple:
-        return [to_plain(item, depth + 1) for item in (list.__iter__(value) if kind is list
-                                                        else tuple.__iter__(value))]
-    if kind is dict:
-        items = list(dict.items(value))
-        if all(type(key) is str and not key.startswith("$") for key, _ in items):
-            return {key: to_plain(item, depth + 1) for key, item in items}
-        return {"$dict": [[to_plain(key, depth + 1), to_plain(item, depth + 1)]
-                          for key, item in items]}
-    if kind is set or kind is frozenset:
-        members = [to_plain(item, depth + 1) for item in (set.__iter__(value) if kind is set
-                                                          else frozenset.__iter__(value))]
-        return {"$set": sorted(members, key=lambda m: json.dumps(m, sort_keys=True))}
-    raise Unplain(f"returned a {kind.__name__}, which is not plain data")
 
 
 # ---------------------------------------------------------------- running steps or a driver
@@ -145,8 +111,7 @@ class Namespace:
     def special(self, form: dict[str, Any]) -> Any:
         if "$call" in form:
             target = self.resolve(form["$call"])
-            return target(*self.evaluate(form.get("args", [])),
-                          **self.evaluate(form.get("kwargs", {})))
+            return target(*self.evaluate(form.get("args", [])), **self.evaluate(form.get("kwargs", {})))
         if "$get" in form:
             return self.resolve(form["$get"])
         if "$ref" in form:
@@ -160,31 +125,10 @@ class Namespace:
         raise ValueError(f"unknown argument form {sorted(form)}")
 
 
-def shown(value: Any, step: dict[str, Any]) -> Any:
-    show = step.get("show", "plain")
-    if show == "str":
-        return str.__str__(str(value))
-    if show == "repr":
-        return str.__str__(repr(value))
-    if show == "attrs":
-        out = {}
-        for dotted in step["attrs"]:
-            item = value
-            for part in dotted.split("."):
-                try:
-                    item = getattr(item, part)
-                except AttributeError:  # what was returned lacks it: a wrong answer, not a raise
-                    whose = "None" if value is None else f"a {type(value).__name__}"
-                    raise Unplain(f"returned {whose}, which has no attribute '{dotted}' (the "
-                                  f"test reads {', '.join(step['attrs'])})") from None
-            out[dotted] = to_plain(item)
-        return out
-    return to_plain(value)
-
-
 def describe_exception(error: BaseException, code_dir: str) -> Raised:
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
-              if frame.filename.startswith(code_dir)]
+    frames = [
+        frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename.startswith(code_dir)
+    ]
     for frame in frames:
         frame.filename = os.path.relpath(frame.filename, code_dir)
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
@@ -195,17 +139,23 @@ def describe_exception(error: BaseException, code_dir: str) -> Raised:
     name = cut(type(error).__name__, RAISES_CAP)  # a class may be named with megabytes
     lines.append(f"{name}: {cut(message, MESSAGE_CAP)}\n" if message else f"{name}\n")
     is_import = isinstance(error, (ImportError, SyntaxError)) or (
-        isinstance(error, AttributeError) and getattr(error, "_grader_missing", False))
-    described: Raised = {"raises": name, "message": message[:MESSAGE_CAP],
-                         "traceback": "".join(lines)[-TRACEBACK_CAP:],
-                         "ni": isinstance(error, NotImplementedError), "import": is_import}
+        isinstance(error, AttributeError) and getattr(error, "_grader_missing", False)
+    )
+    described: Raised = {
+        "raises": name,
+        "message": message[:MESSAGE_CAP],
+        "traceback": "".join(lines)[-TRACEBACK_CAP:],
+        "ni": isinstance(error, NotImplementedError),
+        "import": is_import,
+    }
     if frames:  # where in the submitted or given files it was raised
         described["origin"] = cut(f"{frames[-1].filename}, in {frames[-1].name}", ORIGIN_CAP)
     return described
 
 
-def run_steps(steps: list[dict[str, Any]], code_dir: str,
-              helpers: list[HelperCode] | None = None) -> StepsResult:
+def run_steps(
+    steps: list[dict[str, Any]], code_dir: str, helpers: list[HelperCode] | None = None
+) -> StepsResult:
     names = Namespace()
     outcomes: list[StepOutcome] = []
     if helpers:
@@ -228,8 +178,9 @@ def run_steps(steps: list[dict[str, Any]], code_dir: str,
                 kwargs = names.evaluate(step.get("kwargs", {}))
                 if step.get("count") == "recursive_calls":
                     counting.ensure_one_thread()
-                    value = counting.recursive_calls(functools.partial(target, *args, **kwargs),
-                                                     code_dir, step.get("budget"))
+                    value = counting.recursive_calls(
+                        functools.partial(target, *args, **kwargs), code_dir, step.get("budget")
+                    )
                 else:
                     value = target(*args, **kwargs)
             else:
@@ -332,8 +283,16 @@ def apply_request(request: Request, out_fd: int, err_fd: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def test_process(config: ServerConfig, request_fd: int, result_fd: int, out_fd: int, err_fd: int,
-                 ready_fd: int, work_dir: str, namespaces: bool) -> None:
+def test_process(
+    config: ServerConfig,
+    request_fd: int,
+    result_fd: int,
+    out_fd: int,
+    err_fd: int,
+    ready_fd: int,
+    work_dir: str,
+    namespaces: bool,
+) -> None:
     """Runs as the test: confine, wait for the request, say so, wait for TEST_GO, run, send back.
 
     The privileged steps happen while the test is prepared ahead, off the critical path. Nothing

@@ -30,12 +30,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from grader.run.box import confine, protocol
+    from grader.run.box.channels import read_confined, read_line, send, write_all
     from grader.run.box.protocol import Done, Ready, ServerConfig, Started
     from grader.run.box.testprocess import keep_only, test_process
 else:  # an entry script of the box: its folder first on sys.path, then its siblings (__init__.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import confine
     import protocol
+    from channels import read_confined, read_line, send, write_all
     from protocol import Done, Ready, Started
     from testprocess import keep_only, test_process
 
@@ -64,8 +66,16 @@ def report_exit(student: int, report_fd: int) -> None:
 class Prepared:
     """A test's processes, forked ahead and waiting for their request."""
 
-    def __init__(self, number: int, waited: int, request_fd: int, result_fd: int,
-                 report_fd: int | None, ready_fd: int, scratch: tuple[int, int]) -> None:
+    def __init__(
+        self,
+        number: int,
+        waited: int,
+        request_fd: int,
+        result_fd: int,
+        report_fd: int | None,
+        ready_fd: int,
+        scratch: tuple[int, int],
+    ) -> None:
         self.number = number
         self.scratch = scratch  # the /tmp it got: (bytes, files)
         self.ready_fd = ready_fd
@@ -121,8 +131,7 @@ class Server:
                     self._enter(request_r, result_w, report_w, out_fd, err_fd, ready_w, scratch)
                 else:
                     os.close(report_w)
-                    test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w,
-                                 work_dir, False)
+                    test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w, work_dir, False)
             except BaseException as error:
                 with contextlib.suppress(BaseException):
                     os.write(report_w, f"{protocol.REPORT_ERROR} {error}\n".encode())
@@ -140,10 +149,9 @@ class Server:
         ready = os.read(prepared.ready_fd, 1)  # the test has done all it can before its request
         if prepared.report_fd is None:
             return prepared
-        kind, _, value = _read_line(prepared.report_fd).strip().partition(" ")
+        kind, _, value = read_line(prepared.report_fd).strip().partition(" ")
         if kind != protocol.REPORT_STUDENT or ready != protocol.READY:
-            for fd in (prepared.request_fd, prepared.result_fd, prepared.report_fd,
-                       prepared.ready_fd):
+            for fd in (prepared.request_fd, prepared.result_fd, prepared.report_fd, prepared.ready_fd):
                 os.close(fd)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(prepared.waited, 0)
@@ -152,8 +160,16 @@ class Server:
             return None
         return prepared
 
-    def _enter(self, request_r: int, result_w: int, report_w: int, out_fd: int, err_fd: int,
-               ready_w: int, scratch: tuple[int, int]) -> None:
+    def _enter(
+        self,
+        request_r: int,
+        result_w: int,
+        report_w: int,
+        out_fd: int,
+        err_fd: int,
+        ready_w: int,
+        scratch: tuple[int, int],
+    ) -> None:
         """In the first child: enter the namespaces, seal the file system, fork the test, report.
 
         The test is the first process (pid 1) of its pid namespace: when it ends, the kernel kills
@@ -174,11 +190,16 @@ class Server:
 
     # -- running a test
 
-    def run(self, prepared: Prepared, request: bytes, control_in: io.BufferedReader,
-            control_out: io.BufferedWriter) -> None:
+    def run(
+        self,
+        prepared: Prepared,
+        request: bytes,
+        control_in: io.BufferedReader,
+        control_out: io.BufferedWriter,
+    ) -> None:
         with contextlib.suppress(OSError):
-            _write_all(prepared.request_fd, protocol.frame(request))
-        confined = _read_confined(prepared.ready_fd)
+            write_all(prepared.request_fd, protocol.frame(request))
+        confined = read_confined(prepared.ready_fd)
         os.close(prepared.ready_fd)
         send(control_out, Started(event="started", test=prepared.number, confined=confined))
         go = control_in.readline()
@@ -226,11 +247,20 @@ class Server:
         if exited is None and not early:
             exited = self._exited(prepared)
         status, cpu_s, maxrss_kb = (None, 0.0, 0) if exited is None else exited[:3]
-        send(control_out, Done(event="done", test=prepared.number,
-                               exit_code=None if status is None else os.waitstatus_to_exitcode(status),
-                               cpu_s=cpu_s, maxrss_kb=maxrss_kb, wall_s=wall,
-                               result_bytes=len(result), result_truncated=truncated),
-             bytes(result))
+        send(
+            control_out,
+            Done(
+                event="done",
+                test=prepared.number,
+                exit_code=None if status is None else os.waitstatus_to_exitcode(status),
+                cpu_s=cpu_s,
+                maxrss_kb=maxrss_kb,
+                wall_s=wall,
+                result_bytes=len(result),
+                result_truncated=truncated,
+            ),
+            bytes(result),
+        )
         if exited is None:
             exited = self._exited(prepared)
         reporter_alive = exited[3]
@@ -243,8 +273,12 @@ class Server:
 
     def discard(self, prepared: Prepared) -> None:
         """End a prepared test that will not run (it reads the end of its request and exits)."""
-        for fd in (prepared.request_fd, prepared.result_fd, prepared.ready_fd,
-                   *([prepared.report_fd] if prepared.report_fd is not None else [])):
+        for fd in (
+            prepared.request_fd,
+            prepared.result_fd,
+            prepared.ready_fd,
+            *([prepared.report_fd] if prepared.report_fd is not None else []),
+        ):
             with contextlib.suppress(OSError):
                 os.close(fd)
         with contextlib.suppress(ChildProcessError):
@@ -253,7 +287,7 @@ class Server:
     def _exited(self, prepared: Prepared) -> tuple[int, float, int, bool]:
         """(wait status, CPU s, max RSS kB, whether the reporter is still to reap): its report, or wait4."""
         if prepared.report_fd is not None:
-            fields = _read_line(prepared.report_fd).split()
+            fields = read_line(prepared.report_fd).split()
             if len(fields) == 3 and fields[0].isdigit() and fields[2].isdigit():
                 with contextlib.suppress(ValueError):
                     return int(fields[0]), float(fields[1]), int(fields[2]), True
@@ -287,8 +321,7 @@ class Server:
         os.dup2(null, 1)
         os.close(null)
         prepared = self.prepare()
-        send(control_out, Ready(event="ready", pid=os.getpid(), namespaces=self.namespaces,
-                                why=self.why))
+        send(control_out, Ready(event="ready", pid=os.getpid(), namespaces=self.namespaces, why=self.why))
         while request := control_in.readline():
             reap_orphans()
             self.ahead = None
@@ -309,45 +342,6 @@ def _scratch_of(request: bytes) -> tuple[int, int] | None:
         return int(limits["scratch_bytes"]), int(limits["scratch_files"])
     except (ValueError, KeyError, TypeError):
         return None
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _read_confined(fd: int) -> str:
-    """'' when the test confined itself (it wrote CONFINED), else why not (REFUSED... or its end)."""
-    answer = b""
-    longest = len(protocol.REFUSED) + protocol.REASON_CAP
-    while len(answer) < longest:
-        chunk = os.read(fd, longest - len(answer))
-        if not chunk:
-            break
-        answer += chunk
-        if answer == protocol.CONFINED:
-            return ""
-    if answer.startswith(protocol.REFUSED):
-        why = answer[len(protocol.REFUSED):].decode("utf-8", "replace")
-        return why or "the test could not confine itself"
-    return "the test ended before it confined itself"
-
-
-def _read_line(fd: int) -> str:
-    """One short line from a pipe, read a byte at a time so that nothing after it is consumed."""
-    data = b""
-    while not data.endswith(b"\n") and len(data) < protocol.REPORT_LINE_CAP:
-        byte = os.read(fd, 1)
-        if not byte:
-            break
-        data += byte
-    return data.decode("utf-8", "replace")
-
-
-def send(stream: io.BufferedWriter, message: Ready | Started | Done, payload: bytes = b"") -> None:
-    stream.write(json.dumps(message).encode() + b"\n" + payload)
-    stream.flush()
 
 
 def reap_orphans() -> None:

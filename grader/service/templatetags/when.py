@@ -21,8 +21,12 @@ def when(moment: datetime | None) -> SafeString | str:
     if moment is None:
         return "-"
     zone = course().spec.zone
-    return format_html('<time datetime="{}" title="{}">{}</time>',
-                       exact(moment, zone), exact(moment, zone), human(moment, zone))
+    return format_html(
+        '<time datetime="{}" title="{}">{}</time>',
+        exact(moment, zone),
+        exact(moment, zone),
+        human(moment, zone),
+    )
 
 
 @register.filter

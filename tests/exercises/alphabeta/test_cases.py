@@ -57,8 +57,8 @@ def test_case_lists_have_the_expected_shapes() -> None:
     assert {sense for sense, _tree in cases.sense_and_tree()} == {"even", "odd"}
     any_values = [tree for (tree,) in cases.one_tree_any_values()]
     samples = [tree for (tree,) in cases.one_tree()]
-    assert any_values[:len(samples)] == samples
-    wide = any_values[len(samples):]
+    assert any_values[: len(samples)] == samples
+    wide = any_values[len(samples) :]
     assert wide and all(edges_of(tree) > 0 for tree in wide)
     values = {leaf for tree in wide for leaf in leaves_of(tree)}
     assert values <= set(range(-9, 10))

@@ -23,9 +23,14 @@ def brute_wins(grid: list[str], k: int, symbol: str) -> bool:
     """k adjacent `symbol`s in some direction, tried from every square."""
     rows, cols = len(grid), len(grid[0])
     return any(
-        all(0 <= r + dr * i < rows and 0 <= c + dc * i < cols and grid[r + dr * i][c + dc * i]
-            == symbol for i in range(k))
-        for r in range(rows) for c in range(cols) for dr, dc in STEPS)
+        all(
+            0 <= r + dr * i < rows and 0 <= c + dc * i < cols and grid[r + dr * i][c + dc * i] == symbol
+            for i in range(k)
+        )
+        for r in range(rows)
+        for c in range(cols)
+        for dr, dc in STEPS
+    )
 
 
 def test_docstring_example(modules: dict[str, ModuleType]) -> None:

@@ -51,8 +51,7 @@ def test_remove_and_missing_keys(modules: dict[str, ModuleType]) -> None:
     with pytest.raises(errors.InexistentKeyError):
         table.remove("og")
     assert table.get("og") is None
-    assert [table.get(key).level for key in ["ob", "bo", "go", "dd", "gg", "bb"]] == [
-        0, 1, 3, 4, 5, 6]
+    assert [table.get(key).level for key in ["ob", "bo", "go", "dd", "gg", "bb"]] == [0, 1, 3, 4, 5, 6]
     assert table.num_items() == 6
     table.put(dictionary.Record("og", 1, 9))
     assert table.get("og").level == 9
@@ -61,8 +60,7 @@ def test_remove_and_missing_keys(modules: dict[str, ModuleType]) -> None:
 def test_put_reports_collisions_by_bucket(modules: dict[str, ModuleType]) -> None:
     dictionary = modules["dictionary"]
     single = dictionary.Dictionary(1)
-    assert [single.put(dictionary.Record(key, 1, 0)) for key in ["a", "b", "c", "d"]] == [
-        0, 1, 1, 1]
+    assert [single.put(dictionary.Record(key, 1, 0)) for key in ["a", "b", "c", "d"]] == [0, 1, 1, 1]
     table = dictionary.Dictionary(7)
     occupied: set[int] = set()
     for key in ["ogg", "bgg", "dgg", "ggo", "ggb", "gog", "gbg", "ddd", "obo", "bob"]:

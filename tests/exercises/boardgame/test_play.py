@@ -33,9 +33,13 @@ def modules() -> Iterator[dict[str, ModuleType]]:
         yield loaded
 
 
-def run_driver(modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-               capsys: pytest.CaptureFixture[str], argv: list[str],
-               moves: str = "") -> tuple[int, str]:
+def run_driver(
+    modules: dict[str, ModuleType],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    moves: str = "",
+) -> tuple[int, str]:
     """Exit status and output of play.main with `moves` on stdin."""
     monkeypatch.setattr("sys.stdin", io.StringIO(moves))
     status = modules["play"].main(argv)
@@ -62,8 +66,13 @@ def minimax(board: Any, symbol: str, level: int) -> int:
 
 
 @pytest.mark.parametrize(("name", "line"), sorted(BAD_FILES.items()))
-def test_bad_board_files(modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                         capsys: pytest.CaptureFixture[str], name: str, line: int) -> None:
+def test_bad_board_files(
+    modules: dict[str, ModuleType],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    line: int,
+) -> None:
     with pytest.raises(modules["play"].BoardFileError) as raised:
         modules["play"].parse_board((FIXTURES / name).read_text())
     assert raised.value.line == line
@@ -72,8 +81,12 @@ def test_bad_board_files(modules: dict[str, ModuleType], monkeypatch: pytest.Mon
     assert out.splitlines() == [f"Error: {name}, line {line}: {raised.value.message}."]
 
 
-def test_missing_file_and_usage(modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                                capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_missing_file_and_usage(
+    modules: dict[str, ModuleType],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
     status, out = run_driver(modules, monkeypatch, capsys, [str(tmp_path / "none.txt")])
     assert (status, out) == (1, "Error: none.txt: cannot be read (No such file or directory).\n")
     for argv in ([], ["a", "b"], ["a", "--first"], ["a", "--first", "nobody"], ["--first"]):
@@ -88,11 +101,11 @@ def test_good_board_files_parse(modules: dict[str, ModuleType]) -> None:
     assert spec == (2, 3, 2, 0, ["ggg", "dgd"])
 
 
-def test_a_whole_game(modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_whole_game(
+    modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     moves = (FIXTURES / "moves_3x3_mistakes.txt").read_text()
-    status, out = run_driver(modules, monkeypatch, capsys,
-                             [str(FIXTURES / "board_3x3_centre.txt")], moves)
+    status, out = run_driver(modules, monkeypatch, capsys, [str(FIXTURES / "board_3x3_centre.txt")], moves)
     lines = out.splitlines()
     assert status == 0
     assert lines[0].startswith("3x3 board, 3 in a line to win, search depth 8.")
@@ -104,10 +117,12 @@ def test_a_whole_game(modules: dict[str, ModuleType], monkeypatch: pytest.Monkey
     assert lines.count("Your move (row column):") == len(moves.splitlines())
 
 
-def test_input_ending_early(modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                            capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = run_driver(modules, monkeypatch, capsys,
-                             [str(FIXTURES / "board_3x3_centre.txt"), "--first", "computer"])
+def test_input_ending_early(
+    modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = run_driver(
+        modules, monkeypatch, capsys, [str(FIXTURES / "board_3x3_centre.txt"), "--first", "computer"]
+    )
     assert status == 1
     assert out.splitlines()[-1] == "The input ended before the game did."
 

@@ -24,8 +24,9 @@ def lazytree() -> ModuleType:
 
 def test_alphabeta_links_to_the_one_copy() -> None:
     assert SHARED.is_file() and not SHARED.is_symlink()
-    assert LINK.is_symlink() and LINK.resolve() == SHARED.resolve(), \
+    assert LINK.is_symlink() and LINK.resolve() == SHARED.resolve(), (
         "exercises/alphabeta/lazytree.py must be a link to ../gametree/lazytree.py, not a copy"
+    )
 
 
 def test_seq_is_lazy_and_can_be_traversed_again(lazytree: ModuleType) -> None:

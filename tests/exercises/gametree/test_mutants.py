@@ -55,8 +55,13 @@ def test_a_wrong_mask_costs_question_mask_only() -> None:
     loaded = load_suite("gametree")
     tests = ["mask", "read", "update", "square-is-available", "play"]
     report = grade_mutant(loaded, "WA/mask-off-by-one", tests)
-    assert verdicts(report) == {"mask": Verdict.WA, "read": Verdict.AC, "update": Verdict.AC,
-                                "square-is-available": Verdict.AC, "play": Verdict.AC}
+    assert verdicts(report) == {
+        "mask": Verdict.WA,
+        "read": Verdict.AC,
+        "update": Verdict.AC,
+        "square-is-available": Verdict.AC,
+        "play": Verdict.AC,
+    }
     read = report.results[1]
     assert read.points == read.max_points
     assert "Fix question 'mask' first" in read.message
@@ -68,7 +73,10 @@ def test_a_wrong_alignments_costs_question_alignments_only() -> None:
     loaded = load_suite("gametree")
     tests = ["alignments", "has-alignment", "opponent-has-won"]
     report = grade_mutant(loaded, "WA/alignments-overlap-off-by-one", tests)
-    assert verdicts(report) == {"alignments": Verdict.WA, "has-alignment": Verdict.AC,
-                                "opponent-has-won": Verdict.AC}
+    assert verdicts(report) == {
+        "alignments": Verdict.WA,
+        "has-alignment": Verdict.AC,
+        "opponent-has-won": Verdict.AC,
+    }
     plain = grade_mutant(without_helpers(loaded), "WA/alignments-overlap-off-by-one", tests)
     assert verdicts(plain) == dict.fromkeys(tests, Verdict.WA)

@@ -37,9 +37,7 @@ def test_draw_and_bitmap_round_trip(modules: dict[str, ModuleType]) -> None:
     rng = random.Random(3)
     for w, h in FITTING_SIZES:
         for _ in range(5):
-            board = sum(
-                1 << (h + 1) * i + j for i in range(w) for j in range(h) if rng.random() < 0.5
-            )
+            board = sum(1 << (h + 1) * i + j for i in range(w) for j in range(h) if rng.random() < 0.5)
             assert prelude.bitmap(w, h, prelude.draw(w, h, board)) == board
 
 
@@ -56,9 +54,7 @@ def test_draw_and_bitmap_round_trip(modules: dict[str, ModuleType]) -> None:
         (3, -1, ""),
     ],
 )
-def test_bitmap_rejects_malformed_drawings(
-    modules: dict[str, ModuleType], w: int, h: int, text: str
-) -> None:
+def test_bitmap_rejects_malformed_drawings(modules: dict[str, ModuleType], w: int, h: int, text: str) -> None:
     with pytest.raises(ValueError):
         modules["prelude"].bitmap(w, h, text)
 
@@ -121,16 +117,12 @@ def brute_alignments(w: int, h: int, k: int, di: int, dj: int, bitmap: int) -> i
 
 def test_alignments_agree_with_brute_force(modules: dict[str, ModuleType]) -> None:
     gt, prelude = modules["gametree"], modules["prelude"]
-    directions = [
-        (prelude.north, 0, 1), (gt.east, 1, 0), (gt.northeast, 1, 1), (gt.southeast, 1, -1)
-    ]
+    directions = [(prelude.north, 0, 1), (gt.east, 1, 0), (gt.northeast, 1, 1), (gt.southeast, 1, -1)]
     rng = random.Random(8)
     for w, h in [(3, 3), (4, 4), (4, 3), (3, 4), (6, 7), (8, 6), (5, 2), (1, 6)]:
         for _ in range(20):
             density = rng.choice((0.5, 0.8, 0.95))
-            board = sum(
-                1 << (h + 1) * i + j for i in range(w) for j in range(h) if rng.random() < density
-            )
+            board = sum(1 << (h + 1) * i + j for i in range(w) for j in range(h) if rng.random() < density)
             for k in range(1, 8):
                 any_found = False
                 for direction, di, dj in directions:
@@ -197,9 +189,7 @@ def test_tree_value_probe_uses_both_files(modules: dict[str, ModuleType]) -> Non
 
 
 @pytest.mark.parametrize("w, h", [(w, h) for w in range(1, 4) for h in range(1, 4)])
-def test_solve_agrees_with_alpha_beta_on_the_tree(
-    modules: dict[str, ModuleType], w: int, h: int
-) -> None:
+def test_solve_agrees_with_alpha_beta_on_the_tree(modules: dict[str, ModuleType], w: int, h: int) -> None:
     gt, ttt, prelude = modules["gametree"], modules["tictactoe"], modules["prelude"]
     for k in range(1, 5):
         expected = ttt.bval(prelude.BOTTOM, prelude.TOP, gt.tree(gt.initial(w, h, k)))

@@ -25,22 +25,28 @@ def modules() -> Iterator[dict[str, ModuleType]]:
         yield loaded
 
 
-def play(modules: dict[str, ModuleType], stdin: str, monkeypatch: pytest.MonkeyPatch,
-         capsys: pytest.CaptureFixture[str]) -> str:
+def play(
+    modules: dict[str, ModuleType],
+    stdin: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> str:
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
     assert modules["console"].main([]) == 0
     return capsys.readouterr().out
 
 
-def test_empty_input_ends_quietly(modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_empty_input_ends_quietly(
+    modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert play(modules, "", monkeypatch, capsys) == "Depth: "
     assert play(modules, "4\n", monkeypatch, capsys) == "Depth: "
     assert play(modules, "4\n7\n", monkeypatch, capsys) == "Depth: "
 
 
-def test_bad_depths_are_refused(modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_depths_are_refused(
+    modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = play(modules, "abc\n0\n-3\n\n2\nx\n2\n", monkeypatch, capsys)
     lines = out.split("\n")
     assert lines[:4] == [
@@ -54,9 +60,9 @@ def test_bad_depths_are_refused(modules: dict[str, ModuleType], monkeypatch: pyt
     assert lines[22] == "Move: "
 
 
-def test_bad_moves_are_asked_again(modules: dict[str, ModuleType],
-                                   monkeypatch: pytest.MonkeyPatch,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_moves_are_asked_again(
+    modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = play(modules, "1\n2\nfoo\nc\nC/C\n\nc/c/c\n c/c \nc/c\n", monkeypatch, capsys)
     # Five bad lines, then ` c/c ` (spaces are ignored); after the engine's reply `c/c` is
     # taken, so it is asked again, and the input ends at that prompt.
@@ -65,9 +71,9 @@ def test_bad_moves_are_asked_again(modules: dict[str, ModuleType],
     assert re.search(r"\nZONE: [A-Z]+\nMove: Move: $", out)
 
 
-def test_engine_playing_x_moves_first(modules: dict[str, ModuleType],
-                                      monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_engine_playing_x_moves_first(
+    modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = play(modules, "2\n1\n", monkeypatch, capsys)
     first = out.split("\n")[1]
     assert AI_LINE.match(first)
@@ -75,8 +81,12 @@ def test_engine_playing_x_moves_first(modules: dict[str, ModuleType],
 
 
 @pytest.mark.parametrize("fixture", ["game_x_d3.txt", "game_o_d3.txt", "hidden_o_d3.txt"])
-def test_games_follow_the_model(modules: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                                capsys: pytest.CaptureFixture[str], fixture: str) -> None:
+def test_games_follow_the_model(
+    modules: dict[str, ModuleType],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fixture: str,
+) -> None:
     stdin = (FIXTURES / fixture).read_text()
     out = play(modules, stdin, monkeypatch, capsys)
     depth, engine_side = int(stdin.split("\n")[0]), int(stdin.split("\n")[1]) - 1

@@ -95,7 +95,14 @@ def test_lists_are_accepted_as_boards(engine: ModuleType, tables: Any) -> None:
 def test_eval_string(engine: ModuleType) -> None:
     show = engine.eval_string
     assert [show(v, 8) for v in (91, -7, 0, WIN - 3, -WIN + 5, WIN - 8, WIN - 9)] == [
-        "+91", "-7", "D0", "W3", "L5", "W8", "+999991"]
+        "+91",
+        "-7",
+        "D0",
+        "W3",
+        "L5",
+        "W8",
+        "+999991",
+    ]
     assert show(-WIN + 8, 8) == "L8" and show(-WIN + 9, 8) == "-999991"
 
 
@@ -118,7 +125,8 @@ def test_search_matches_the_model(engine: ModuleType, tables: Any, seed: int) ->
         high = low + rng.randrange(1, 200)
         depth = rng.randrange(1, 5)
         assert engine.search(board, side, depth, tables, low, high) == model.negamax(
-            board, side, depth, low, high)
+            board, side, depth, low, high
+        )
 
 
 def test_search_at_the_end_of_the_game(engine: ModuleType, tables: Any) -> None:
@@ -173,23 +181,37 @@ def test_search_depth_8_from_the_start(engine: ModuleType, tables: Any) -> None:
     assert engine.eval_string(value, 8) == "D0"
 
 
-STUDENT_API = ["move_name", "parse_move", "generate_moves", "play_move", "build_tables",
-               "evaluate", "search", "eval_string", "board_string"]
+STUDENT_API = [
+    "move_name",
+    "parse_move",
+    "generate_moves",
+    "play_move",
+    "build_tables",
+    "evaluate",
+    "search",
+    "eval_string",
+    "board_string",
+]
 
 
 def test_stubs_mirror_the_reference(engine: ModuleType) -> None:
     with exercise_modules("ultimate", source="exercises") as stubs:
         stub = stubs["engine"]
         for name in STUDENT_API:
-            assert inspect.signature(getattr(stub, name)) == inspect.signature(
-                getattr(engine, name)), name
+            assert inspect.signature(getattr(stub, name)) == inspect.signature(getattr(engine, name)), name
         for constant in ("INFINITY", "ANY_ZONE", "ZONE_NAMES", "EMPTY_BOARD"):
             assert getattr(stub, constant) == getattr(engine, constant)
-        args = {"move_name": [2], "parse_move": ["nw/ne"], "generate_moves": [stub.EMPTY_BOARD],
-                "play_move": [stub.EMPTY_BOARD, 40, 0], "build_tables": [],
-                "evaluate": [stub.EMPTY_BOARD, 0, ([], [])],
-                "search": [stub.EMPTY_BOARD, 0, 1, ([], [])], "eval_string": [0, 1],
-                "board_string": [stub.EMPTY_BOARD]}
+        args = {
+            "move_name": [2],
+            "parse_move": ["nw/ne"],
+            "generate_moves": [stub.EMPTY_BOARD],
+            "play_move": [stub.EMPTY_BOARD, 40, 0],
+            "build_tables": [],
+            "evaluate": [stub.EMPTY_BOARD, 0, ([], [])],
+            "search": [stub.EMPTY_BOARD, 0, 1, ([], [])],
+            "eval_string": [0, 1],
+            "board_string": [stub.EMPTY_BOARD],
+        }
         for name in STUDENT_API:
             with pytest.raises(NotImplementedError):
                 getattr(stub, name)(*args[name])

@@ -52,8 +52,15 @@ def test_configure_refreshes_copied_names() -> None:
 
 def test_format_grid(weighted: dict[str, ModuleType]) -> None:
     text = weighted["constants"].format_grid(PRESET_3)
-    assert text.splitlines() == ["=" * 13, "| 4 | 3 | 8 |", "=" * 13, "| 9 | 5 | 1 |", "=" * 13,
-                                 "| 2 | 7 | 6 |", "=" * 13]
+    assert text.splitlines() == [
+        "=" * 13,
+        "| 4 | 3 | 8 |",
+        "=" * 13,
+        "| 9 | 5 | 1 |",
+        "=" * 13,
+        "| 2 | 7 | 6 |",
+        "=" * 13,
+    ]
 
 
 def test_ids_and_scores_3x3(weighted: dict[str, ModuleType]) -> None:
@@ -79,8 +86,9 @@ def test_ids_use_the_board_size(weighted: dict[str, ModuleType]) -> None:
         ([(0, 0), (0, 2), (0, 1), (1, 1), (2, 2), (2, 0)], -10000),  # O's anti-diagonal
     ],
 )
-def test_seed_score_examples(weighted: dict[str, ModuleType], moves: list[tuple[int, int]],
-                             score: int) -> None:
+def test_seed_score_examples(
+    weighted: dict[str, ModuleType], moves: list[tuple[int, int]], score: int
+) -> None:
     board = play(weighted, moves)
     assert board.get_board_score() == score
     assert board.is_finished() == (abs(score) == 10000 or len(moves) == 9)

@@ -18,23 +18,34 @@ def weighted() -> Iterator[dict[str, ModuleType]]:
         yield modules
 
 
-def run(module: ModuleType, argv: list[str], stdin: str,
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+def run(
+    module: ModuleType,
+    argv: list[str],
+    stdin: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, str]:
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
     status = module.main(argv)
     return status, capsys.readouterr().out
 
 
-def test_main_task3(weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_task3(
+    weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     status, out = run(weighted["main"], [], "3\n", monkeypatch, capsys)
     assert status == 0
-    assert out.splitlines()[1:] == ["First call: 20000", "Second call: 10000",
-                                    "Third call: 20000", "Fourth call: 20000"]
+    assert out.splitlines()[1:] == [
+        "First call: 20000",
+        "Second call: 10000",
+        "Third call: 20000",
+        "Fourth call: 20000",
+    ]
 
 
-def test_main_reasks_and_quits(weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_reasks_and_quits(
+    weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     status, out = run(weighted["main"], ["--size", "4"], "7\nnope\n1\n4 0\n-1\n", monkeypatch, capsys)
     lines = out.splitlines()
     assert status == 0
@@ -44,15 +55,20 @@ def test_main_reasks_and_quits(weighted: dict[str, ModuleType], monkeypatch: pyt
 
 
 @pytest.mark.parametrize("stdin", ["", "1\n", "1\n1 1\n2"])
-def test_main_end_of_input(weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                           capsys: pytest.CaptureFixture[str], stdin: str) -> None:
+def test_main_end_of_input(
+    weighted: dict[str, ModuleType],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    stdin: str,
+) -> None:
     status, out = run(weighted["main"], [], stdin, monkeypatch, capsys)
     assert status == 0
     assert out.splitlines()[-1] == "End of input: quitting."
 
 
-def test_main_refuses_huge_depths(weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_refuses_huge_depths(
+    weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     status, out = run(weighted["main"], ["--size", "4", "--depth", "9"], "2\n", monkeypatch, capsys)
     assert status == 0 and out.startswith("WARNING: High search depth")
 
@@ -68,17 +84,22 @@ def test_main_refuses_huge_depths(weighted: dict[str, ModuleType], monkeypatch: 
         (["-h"], 0, "The following arguments are available:"),
     ],
 )
-def test_program_flags(weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                       capsys: pytest.CaptureFixture[str], argv: list[str], status: int,
-                       first_line: str) -> None:
+def test_program_flags(
+    weighted: dict[str, ModuleType],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    status: int,
+    first_line: str,
+) -> None:
     got, out = run(weighted["program"], argv, "", monkeypatch, capsys)
     assert got == status
     assert out.startswith(first_line)
 
 
-def test_program_defaults_and_versus_quit(weighted: dict[str, ModuleType],
-                                          monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_program_defaults_and_versus_quit(
+    weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     status, out = run(weighted["program"], ["-v", "-d", "0"], "5\n-1\n", monkeypatch, capsys)
     lines = out.splitlines()
     assert status == 0
@@ -86,9 +107,9 @@ def test_program_defaults_and_versus_quit(weighted: dict[str, ModuleType],
     assert len(lines) == 3 and lines[1] == lines[2]  # the side was asked again, then -1 quit
 
 
-def test_program_auto_plays_a_whole_game(weighted: dict[str, ModuleType],
-                                         monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_program_auto_plays_a_whole_game(
+    weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     status, out = run(weighted["program"], ["-a", "-d", "3"], "", monkeypatch, capsys)
     lines = out.splitlines()
     assert status == 0
@@ -96,9 +117,9 @@ def test_program_auto_plays_a_whole_game(weighted: dict[str, ModuleType],
     assert lines[-1].startswith("Took ")
 
 
-def test_program_taken_square_is_played_again(weighted: dict[str, ModuleType],
-                                              monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_program_taken_square_is_played_again(
+    weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     status, out = run(weighted["program"], ["-m"], "1 1\n1 1\n0 0\n", monkeypatch, capsys)
     assert status == 0
     assert out.count("ID: 81") == 2 and "ID: 83" in out
@@ -115,9 +136,14 @@ def test_program_taken_square_is_played_again(weighted: dict[str, ModuleType],
         (["-x", "3"], 2, []),
     ],
 )
-def test_id2board(weighted: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch,
-                  capsys: pytest.CaptureFixture[str], argv: list[str], status: int,
-                  rows: list[str]) -> None:
+def test_id2board(
+    weighted: dict[str, ModuleType],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    status: int,
+    rows: list[str],
+) -> None:
     got, out = run(weighted["id2board"], argv, "", monkeypatch, capsys)
     assert got == status
     drawn = out.splitlines()[1::2]

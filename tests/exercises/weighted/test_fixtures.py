@@ -12,10 +12,39 @@ FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "weighted"
 ORIGINAL_GAMES = {
     "input1_3_draw.txt": [(1, 1), (0, 1), (1, 0), (1, 2), (2, 2), (0, 0), (0, 2), (2, 0), (2, 1)],
     "input1_3_win.txt": [(1, 1), (0, 1), (1, 0), (1, 2), (2, 0), (0, 2), (2, 2), (0, 0)],
-    "input1_4_draw.txt": [(0, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 0), (1, 3), (1, 2),
-                          (2, 0), (2, 1), (2, 2), (2, 3), (3, 0), (3, 1), (3, 2), (3, 3)],
-    "input1_4_win.txt": [(0, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 0), (1, 3), (1, 2),
-                         (2, 0), (2, 1), (2, 2), (2, 3), (3, 3)],
+    "input1_4_draw.txt": [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 1),
+        (1, 0),
+        (1, 3),
+        (1, 2),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (2, 3),
+        (3, 0),
+        (3, 1),
+        (3, 2),
+        (3, 3),
+    ],
+    "input1_4_win.txt": [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 1),
+        (1, 0),
+        (1, 3),
+        (1, 2),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (2, 3),
+        (3, 3),
+    ],
 }
 
 # What the course's handout says each game shows, and the board's last id.
@@ -42,12 +71,15 @@ def test_original_task1_outputs_end_as_the_course_says(name: str) -> None:
     assert lines[-2] == last_id
     size = 4 if "_4_" in name else 3
     moves = len(ORIGINAL_GAMES[name.replace("output", "input")])
-    assert lines.count(f"Select a row from 0 to {size - 1} (top to bottom). "
-                       "Type -1 to quit game.") == moves
+    assert lines.count(f"Select a row from 0 to {size - 1} (top to bottom). Type -1 to quit game.") == moves
 
 
 def test_project_games_keep_their_own_names() -> None:
-    for name in ("input1_3_draw_reasks.txt", "input1_3_win_row.txt", "input1_4_draw_reasks.txt",
-                 "input1_4_win_antidiagonal.txt"):
+    for name in (
+        "input1_3_draw_reasks.txt",
+        "input1_3_win_row.txt",
+        "input1_4_draw_reasks.txt",
+        "input1_4_win_antidiagonal.txt",
+    ):
         assert (FIXTURES / name).is_file()
         assert (FIXTURES / name.replace("input", "output")).is_file()

@@ -28,9 +28,15 @@ def test_reference_plays_the_course_depth_7_games(task: int) -> None:
     expected = (ROOT / "fixtures" / "weighted" / f"output{task}_4_7.txt").read_text().splitlines()
     with tempfile.TemporaryDirectory() as tmp:
         prepare(Path(tmp), None)
-        run = subprocess.run([sys.executable, "main.py", "--size", "4", "--depth", "7"],
-                             input=f"{task}\n", capture_output=True, text=True, cwd=tmp,
-                             check=True, timeout=240)
+        run = subprocess.run(
+            [sys.executable, "main.py", "--size", "4", "--depth", "7"],
+            input=f"{task}\n",
+            capture_output=True,
+            text=True,
+            cwd=tmp,
+            check=True,
+            timeout=240,
+        )
     got = run.stdout.splitlines()
     assert len(got) == len(expected)
     for got_line, expected_line in zip(got, expected, strict=True):

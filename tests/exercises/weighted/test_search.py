@@ -56,8 +56,9 @@ def as_tuple(move: object) -> tuple[int, int, int]:
     return move.score, move.coords.row, move.coords.col
 
 
-def searched(modules: dict[str, ModuleType], board: object, depth: int,
-             alpha_beta: bool) -> tuple[int, int, int]:
+def searched(
+    modules: dict[str, ModuleType], board: object, depth: int, alpha_beta: bool
+) -> tuple[int, int, int]:
     """A search from a fresh tree and an empty table (stored deeper results would be reused)."""
     modules["hashtable"].BoardHashTable.get_instance().clear_table()
     tree = modules["boardtree"].BoardTree(board)

@@ -50,8 +50,7 @@ def tree_for(modules: dict[str, ModuleType], size: int, moves: list[tuple[int, i
     return modules["boardtree"].BoardTree(board)
 
 
-def searched(modules: dict[str, ModuleType], size: int, moves: list[tuple[int, int]],
-             depth: int) -> int:
+def searched(modules: dict[str, ModuleType], size: int, moves: list[tuple[int, int]], depth: int) -> int:
     count: int = modules["probe"].searches(tree_for(modules, size, moves), depth)
     return count
 
@@ -81,15 +80,14 @@ def test_docstring_examples_of_the_probe(weighted: dict[str, ModuleType]) -> Non
 
 def test_probe_reads_finished_games_from_ids(weighted: dict[str, ModuleType]) -> None:
     probe = weighted["probe"]
-    assert probe.finished(sum(3 ** cell for cell in (2, 4, 6)), 3)  # X's anti-diagonal
-    assert probe.finished(sum(2 * 3 ** cell for cell in (3, 6, 9, 12)), 4)  # O's, on 4x4
-    assert probe.finished(sum(3 ** cell for cell in (1, 5, 9, 13)), 4)  # X's second column
-    assert not probe.finished(sum(3 ** cell for cell in (0, 5, 10)), 4)  # 3 of 4 on a diagonal
-    assert not probe.finished(sum(3 ** cell for cell in (2, 4, 6)), 4)  # no line on 4x4
+    assert probe.finished(sum(3**cell for cell in (2, 4, 6)), 3)  # X's anti-diagonal
+    assert probe.finished(sum(2 * 3**cell for cell in (3, 6, 9, 12)), 4)  # O's, on 4x4
+    assert probe.finished(sum(3**cell for cell in (1, 5, 9, 13)), 4)  # X's second column
+    assert not probe.finished(sum(3**cell for cell in (0, 5, 10)), 4)  # 3 of 4 on a diagonal
+    assert not probe.finished(sum(3**cell for cell in (2, 4, 6)), 4)  # no line on 4x4
 
 
-def test_probe_skips_depth_zero_finished_and_repeated_lookups(
-        weighted: dict[str, ModuleType]) -> None:
+def test_probe_skips_depth_zero_finished_and_repeated_lookups(weighted: dict[str, ModuleType]) -> None:
     """Asking twice in a row, about leaves or about a finished game is not searching a position."""
     weighted["constants"].configure(3)
     table_class = weighted["hashtable"].BoardHashTable
@@ -104,7 +102,7 @@ def test_probe_skips_depth_zero_finished_and_repeated_lookups(
             table.get_hashed_move(81, depth)  # the same, asked again at once
             table.get_hashed_move(82, 0)  # a leaf
             table.get_hashed_move(1 + 3 + 9, depth - 1)  # X's top row: finished
-            table.get_hashed_move(3 ** 9 - 1, depth - 1)  # a full board
+            table.get_hashed_move(3**9 - 1, depth - 1)  # a full board
             table.get_hashed_move(id=83, depth=depth - 1)  # searched
             table.get_hashed_move(81, depth)  # searched again, after another position
 
@@ -113,31 +111,50 @@ def test_probe_skips_depth_zero_finished_and_repeated_lookups(
 
 
 @pytest.mark.bwrap
-@pytest.mark.parametrize(("mutant_name", "message"), [
-    ("late-cut", r"positions alpha-beta searched \(table lookups\) {depth} moves deep from "
-                 r"{moves} returned (\d+), expected at most {at_most} \(the reference's "
-                 r"{reference} \+ 20%\)"),
-    ("no-table", r"whether alpha-beta {depth} moves deep from {moves} looked positions up in the "
-                 r"transposition table returned False, expected True"),
-])
+@pytest.mark.parametrize(
+    ("mutant_name", "message"),
+    [
+        (
+            "late-cut",
+            r"positions alpha-beta searched \(table lookups\) {depth} moves deep from "
+            r"{moves} returned (\d+), expected at most {at_most} \(the reference's "
+            r"{reference} \+ 20%\)",
+        ),
+        (
+            "no-table",
+            r"whether alpha-beta {depth} moves deep from {moves} looked positions up in the "
+            r"transposition table returned False, expected True",
+        ),
+    ],
+)
 def test_student_like_mutants_fail_the_efficiency_tests(mutant_name: str, message: str) -> None:
     """Right moves, so the other task-4 tests pass; the first efficiency search says what it counted."""
     loaded = load_suite("weighted")
     (mutant,) = [m for m in mutants_of(loaded.exercise) if m.path.stem == mutant_name]
     with applied(mutant, loaded.exercise.reference) as folder:
-        report = grade(loaded, Path(folder), names=[*WORK_TESTS, "alpha-beta-3x3", "task4-3-9"],
-                       overlay=loaded.exercise.reference)
+        report = grade(
+            loaded,
+            Path(folder),
+            names=[*WORK_TESTS, "alpha-beta-3x3", "task4-3-9"],
+            overlay=loaded.exercise.reference,
+        )
     verdicts = {result.name: result.verdict for result in report.results}
-    assert verdicts == {"alpha-beta-3x3": Verdict.AC, "task4-3-9": Verdict.AC,
-                        "alpha-beta-work-3x3": Verdict.WA, "alpha-beta-work-4x4": Verdict.WA}
+    assert verdicts == {
+        "alpha-beta-3x3": Verdict.AC,
+        "task4-3-9": Verdict.AC,
+        "alpha-beta-work-3x3": Verdict.WA,
+        "alpha-beta-work-4x4": Verdict.WA,
+    }
     cases = cases_module()
     moves, (depth, *_) = cases.WORK_POSITIONS[3][0]
     recorded = json.loads((FIXTURES / "expected" / "alpha-beta-work-3x3.json").read_text())
     reference = recorded["steps"][0]["value"]
     most = allowance(reference, cases.WORK_MARGIN)
     first = next(result for result in report.results if result.name == "alpha-beta-work-3x3")
-    said = re.fullmatch(message.format(depth=depth, moves=re.escape(str(moves)), at_most=most,
-                                       reference=reference), first.message)
+    said = re.fullmatch(
+        message.format(depth=depth, moves=re.escape(str(moves)), at_most=most, reference=reference),
+        first.message,
+    )
     assert said is not None, first.message
     if said.groups():
         assert int(said.group(1)) > most

@@ -13,8 +13,9 @@ from grader.commands import EXIT_BAD_INPUT, EXIT_USAGE
 from tests.toy_class import RIGHT, add, grade_class, make_toy
 
 
-def test_folder_and_zip_of_one_name_stop_the_batch(project: Path, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_folder_and_zip_of_one_name_stop_the_batch(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     make_toy(project)
     folder = tmp_path / "class"
     add(folder, "alice", RIGHT)
@@ -25,8 +26,9 @@ def test_folder_and_zip_of_one_name_stop_the_batch(project: Path, tmp_path: Path
     assert not (tmp_path / "out").exists()
 
 
-def test_skipped_entries_are_listed(project: Path, tmp_path: Path,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_skipped_entries_are_listed(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     make_toy(project)
     folder = tmp_path / "class"
     add(folder, "alice", RIGHT)
@@ -39,7 +41,8 @@ def test_skipped_entries_are_listed(project: Path, tmp_path: Path,
 
 
 def test_batch_on_one_submission_is_an_error_with_a_hint(
-        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     make_toy(project)
     lone = add(tmp_path, "alice", RIGHT)
     assert grade_class(lone, tmp_path / "out") == EXIT_BAD_INPUT
@@ -47,7 +50,8 @@ def test_batch_on_one_submission_is_an_error_with_a_hint(
 
 
 def test_a_class_graded_without_batch_is_an_error_with_a_hint(
-        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     make_toy(project)
     folder = tmp_path / "class"
     add(folder, "alice", RIGHT)

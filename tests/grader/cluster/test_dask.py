@@ -50,11 +50,9 @@ def verdicts(out: Path) -> dict[str, list[tuple[str, str]]]:
 
 
 @pytest.mark.slow
-def test_a_local_cluster_of_two_writes_the_same_grades_as_j_2(small_class: Path,
-                                                                tmp_path: Path) -> None:
+def test_a_local_cluster_of_two_writes_the_same_grades_as_j_2(small_class: Path, tmp_path: Path) -> None:
     local, cluster = tmp_path / "local", tmp_path / "cluster"
-    common: dict[str, Any] = {"exercise": "bitgrid", "folder": small_class, "jobs": 2,
-                              "sandbox": "process"}
+    common: dict[str, Any] = {"exercise": "bitgrid", "folder": small_class, "jobs": 2, "sandbox": "process"}
     assert batch.main(**common, out=local) == 0
     assert batch.main(**common, executor="dask", out=cluster) == 0
     assert (cluster / "grades.csv").read_text() == (local / "grades.csv").read_text()
@@ -64,8 +62,7 @@ def test_a_local_cluster_of_two_writes_the_same_grades_as_j_2(small_class: Path,
 
 
 @pytest.mark.slow
-def test_resume_on_a_cluster_grades_only_what_has_no_result(small_class: Path,
-                                                             tmp_path: Path) -> None:
+def test_resume_on_a_cluster_grades_only_what_has_no_result(small_class: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     whole = tmp_path / "whole"
     first = tmp_path / "first"  # the class before two more submissions came in
@@ -86,25 +83,56 @@ def test_resume_on_a_cluster_grades_only_what_has_no_result(small_class: Path,
 
 
 def test_dask_options_are_refused_where_they_mean_nothing(
-        small_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    small_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = str(tmp_path / "out")
     assert main(["grade", "bitgrid", str(SAMPLES / "alice"), "--executor", "dask"]) == 2
     assert "--executor only goes with --batch" in capsys.readouterr().err
-    assert main(["batch", "bitgrid", str(small_class), "--out", out,
-                 "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert main(["batch", "bitgrid", str(small_class), "--out", out, "--scheduler", "tcp://127.0.0.1:1"]) == 2
     assert "--scheduler only goes with --executor dask" in capsys.readouterr().err
-    assert main(["batch", "bitgrid", str(small_class), "--out", out, "--executor",
-                 "dask", "--scheduler", "tcp://127.0.0.1:1", "-j", "2"]) == 2
+    assert (
+        main(
+            [
+                "batch",
+                "bitgrid",
+                str(small_class),
+                "--out",
+                out,
+                "--executor",
+                "dask",
+                "--scheduler",
+                "tcp://127.0.0.1:1",
+                "-j",
+                "2",
+            ]
+        )
+        == 2
+    )
     assert "with --scheduler the cluster's workers decide" in capsys.readouterr().err
 
 
-def test_an_unreachable_scheduler_is_one_line(small_class: Path, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unreachable_scheduler_is_one_line(
+    small_class: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr("grader.cluster.dask_executor.CONNECT_TIMEOUT", "1s")
-    assert main(["batch", "bitgrid", str(small_class), "--out", str(tmp_path / "out"),
-                 "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1",
-                 "--sandbox", "process"]) == 3
+    assert (
+        main(
+            [
+                "batch",
+                "bitgrid",
+                str(small_class),
+                "--out",
+                str(tmp_path / "out"),
+                "--executor",
+                "dask",
+                "--scheduler",
+                "tcp://127.0.0.1:1",
+                "--sandbox",
+                "process",
+            ]
+        )
+        == 3
+    )
     error = capsys.readouterr().err
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in error
     assert "Traceback" not in error
@@ -127,9 +155,12 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path: Path) -> None:
     grade_batch(loaded, SAMPLES, reference, jobs=2, resume=False, sandbox="process")
     killed: list[tuple[str, list[str]]] = []
     calls: list[str] = []
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit=0) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
 
         def on_done(student: str, data: dict[str, Any], progress: BatchProgress) -> None:
             calls.append(student)
@@ -142,8 +173,17 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path: Path) -> None:
                     return
 
         out = tmp_path / "cluster"
-        progress = grade_batch(loaded, SAMPLES, out, jobs=None, resume=False, sandbox="process",
-                               on_done=on_done, executor="dask", scheduler=cluster.scheduler_address)
+        progress = grade_batch(
+            loaded,
+            SAMPLES,
+            out,
+            jobs=None,
+            resume=False,
+            sandbox="process",
+            on_done=on_done,
+            executor="dask",
+            scheduler=cluster.scheduler_address,
+        )
     assert killed, "no worker was grading when the first result came back"
     students = sorted(p.stem if p.suffix == ".zip" else p.name for p in SAMPLES.iterdir())
     assert sorted(calls) == students, "a submission was lost or counted twice"

@@ -22,8 +22,7 @@ def _archive(tmp_path: Path, kind: str) -> Path:
 
 
 @pytest.mark.parametrize("kind, status", [("empty", "empty"), ("corrupt", "corrupt")])
-def test_a_failed_regrade_of_one_test_fails_that_test_only(tmp_path: Path, kind: str,
-                                                           status: str) -> None:
+def test_a_failed_regrade_of_one_test_fails_that_test_only(tmp_path: Path, kind: str, status: str) -> None:
     loaded = load_suite("bitgrid")
     name = loaded.suite.tests[0].name
     report, got = graded_or_failed(loaded, _archive(tmp_path, kind), names=[name])
@@ -32,7 +31,8 @@ def test_a_failed_regrade_of_one_test_fails_that_test_only(tmp_path: Path, kind:
 
 
 def test_a_grader_error_is_je_and_passed_on_errors_are_raised(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import grader.cluster.grading as grading
 
     class Stop(Exception):

@@ -61,7 +61,8 @@ def test_a_zip_travels_byte_for_byte_and_a_parcel_cannot_climb_out(tmp_path: Pat
 
 
 def test_the_bundle_is_named_by_its_content_and_checked_when_unpacked(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GRADER_CACHE", str(tmp_path / "cache"))
     loaded = load_suite("bitgrid")
     first, second = bundles.build_bundle(loaded), bundles.build_bundle(loaded)
@@ -83,16 +84,19 @@ def test_a_task_grades_from_its_bundle_alone(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("GRADER_CACHE", str(tmp_path / "cache"))
     exercise = bundles.build_bundle(load_suite("bitgrid"))
     monkeypatch.setenv("GRADER_ROOT", str(tmp_path / "nothing-here"))
-    task = GradingTask(student="alice", parcel=parcels.pack(SAMPLES / "alice"), bundle=exercise,
-                       public_only=False, sandbox="process")
+    task = GradingTask(
+        student="alice",
+        parcel=parcels.pack(SAMPLES / "alice"),
+        bundle=exercise,
+        public_only=False,
+        sandbox="process",
+    )
     graded = run_task(task)
     data = graded.payload["results"]
     assert graded.student == "alice" and graded.payload["status"] == "graded"
     assert data["score"] == data["extra_data"]["max_score"] == 19
     with pytest.raises(ValueError, match="cannot name"):
         run_task(replace(task, student="../alice"))
-
-
 
 
 def test_the_doctests_of_the_bundle_pass() -> None:
@@ -104,7 +108,8 @@ def test_the_doctests_of_the_bundle_pass() -> None:
 
 @pytest.mark.bwrap
 def test_a_submission_on_a_worker_cannot_read_the_unpacked_bundle(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The hidden expectations now also lie in the worker's bundle cache: out of the test's sight."""
     monkeypatch.delenv("GRADER_CACHE", raising=False)
     exercise = bundles.build_bundle(load_suite("bitgrid"))
@@ -112,10 +117,13 @@ def test_a_submission_on_a_worker_cannot_read_the_unpacked_bundle(
     assert hidden.is_file()
     folder = tmp_path / "mallory"
     shutil.copytree(SAMPLES / "alice", folder)
-    probe = (f"try:\n    _leak = open({str(hidden)!r}).read()\nexcept OSError:\n    _leak = ''\n"
-             f"if _leak:\n    raise RuntimeError('read the hidden expectations')\n")
+    probe = (
+        f"try:\n    _leak = open({str(hidden)!r}).read()\nexcept OSError:\n    _leak = ''\n"
+        f"if _leak:\n    raise RuntimeError('read the hidden expectations')\n"
+    )
     (folder / "grid.py").write_text(probe + (SAMPLES / "alice" / "grid.py").read_text())
-    task = GradingTask(student="mallory", parcel=parcels.pack(folder), bundle=exercise,
-                       public_only=False, sandbox="bwrap")
+    task = GradingTask(
+        student="mallory", parcel=parcels.pack(folder), bundle=exercise, public_only=False, sandbox="bwrap"
+    )
     data = run_task(task).payload["results"]
     assert data["score"] == data["extra_data"]["max_score"] == 19, data.get("output")

@@ -19,14 +19,30 @@ import pyseccomp  # type: ignore[import-untyped]
 
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
 CLONE_NEWNS = 0x00020000
-NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
-                   0x40000000, 0x00000080)
+NAMESPACE_FLAGS = (
+    0x00020000,
+    0x02000000,
+    0x04000000,
+    0x08000000,
+    0x10000000,
+    0x20000000,
+    0x40000000,
+    0x00000080,
+)
 libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str = "") -> None:
-    if libc.mount(source and source.encode(), target.encode(), kind and kind.encode(),
-                  ctypes.c_ulong(flags), data.encode() if data else None) != 0:
+    if (
+        libc.mount(
+            source and source.encode(),
+            target.encode(),
+            kind and kind.encode(),
+            ctypes.c_ulong(flags),
+            data.encode() if data else None,
+        )
+        != 0
+    ):
         raise OSError(ctypes.get_errno(), f"mount {target}")
 
 
@@ -36,7 +52,7 @@ def open_the_interpreter() -> None:
     for depth in range(1, len(parts)):
         closed = "/" + "/".join(parts[:depth])
         if not os.stat(closed).st_mode & 0o001:
-            kept = "/" + "/".join(parts[:depth + 1])
+            kept = "/" + "/".join(parts[: depth + 1])
             if libc.unshare(CLONE_NEWNS) != 0:
                 raise OSError(ctypes.get_errno(), "unshare")
             _mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -50,12 +66,25 @@ def open_the_interpreter() -> None:
 
 def refuse_namespaces() -> None:
     rules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
-    for call in ("unshare", "setns", "mount", "umount2", "pivot_root", "open_tree", "move_mount",
-                 "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr"):
+    for call in (
+        "unshare",
+        "setns",
+        "mount",
+        "umount2",
+        "pivot_root",
+        "open_tree",
+        "move_mount",
+        "fsopen",
+        "fsmount",
+        "fsconfig",
+        "fspick",
+        "mount_setattr",
+    ):
         rules.add_rule(pyseccomp.ERRNO(errno.EPERM), call)
     for flag in NAMESPACE_FLAGS:
-        rules.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone",
-                       pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
+        rules.add_rule(
+            pyseccomp.ERRNO(errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag)
+        )
     rules.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
     rules.load()
 

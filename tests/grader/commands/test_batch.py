@@ -31,8 +31,7 @@ def small_class(tmp_path: Path) -> Path:
 @pytest.mark.slow
 def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert batch_command.main(exercise="bitgrid", folder=small_class, jobs=2, out=out,
-                              sandbox="process") == 0
+    assert batch_command.main(exercise="bitgrid", folder=small_class, jobs=2, out=out, sandbox="process") == 0
     students = {"alice", "bob", "carol", "erin", "frank"}
     assert {p.parent.name for p in out.glob("*/results.json")} == students
     lines = (out / "grades.csv").read_text().splitlines()
@@ -47,16 +46,35 @@ def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path)
 
 
 @pytest.mark.slow
-def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_interrupted_batch_resumes_to_the_same_csv(
+    small_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     reference_out = tmp_path / "whole"
-    assert batch_command.main(exercise="bitgrid", folder=small_class, jobs=1, out=reference_out,
-                              sandbox="process") == 0
+    assert (
+        batch_command.main(
+            exercise="bitgrid", folder=small_class, jobs=1, out=reference_out, sandbox="process"
+        )
+        == 0
+    )
     out = tmp_path / "interrupted"
-    command = [sys.executable, "-m", "grader", "grade", "bitgrid", str(small_class), "--batch",
-               "-j", "1", "--out", str(out), "--sandbox", "process"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        "grade",
+        "bitgrid",
+        str(small_class),
+        "--batch",
+        "-j",
+        "1",
+        "--out",
+        str(out),
+        "--sandbox",
+        "process",
+    ]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     deadline = time.monotonic() + 60
     while not list(out.glob("*/results.json")) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -68,10 +86,16 @@ def test_interrupted_batch_resumes_to_the_same_csv(small_class: Path, tmp_path: 
     assert finished < students, "the batch finished everyone before it was killed: nothing resumed"
     before = {name: (out / name / "results.json").stat().st_mtime_ns for name in finished}
     capsys.readouterr()
-    assert batch_command.main(exercise="bitgrid", folder=small_class, resume=True, jobs=2, out=out,
-                              sandbox="process") == 0
-    assert (f"resume: regrading {len(students - finished)} of {len(students)} submission(s)"
-            in capsys.readouterr().out)
+    assert (
+        batch_command.main(
+            exercise="bitgrid", folder=small_class, resume=True, jobs=2, out=out, sandbox="process"
+        )
+        == 0
+    )
+    assert (
+        f"resume: regrading {len(students - finished)} of {len(students)} submission(s)"
+        in capsys.readouterr().out
+    )
     for name, mtime in before.items():
         assert (out / name / "results.json").stat().st_mtime_ns == mtime, f"{name} was regraded"
     assert (out / "grades.csv").read_text() == (reference_out / "grades.csv").read_text()
@@ -97,8 +121,9 @@ def test_grade_dash_dash_batch_is_grader_batch(tmp_path: Path) -> None:
     assert main(["batch", "bitgrid", str(folder), "--out", str(new), *common]) == 0
     assert (old / "grades.csv").read_text() == (new / "grades.csv").read_text()
     assert "alice,graded" in (new / "grades.csv").read_text()
-    assert sorted(p.relative_to(old) for p in old.rglob("*.json")) == \
-        sorted(p.relative_to(new) for p in new.rglob("*.json"))
+    assert sorted(p.relative_to(old) for p in old.rglob("*.json")) == sorted(
+        p.relative_to(new) for p in new.rglob("*.json")
+    )
 
 
 @pytest.mark.slow
@@ -112,29 +137,61 @@ def test_every_row_of_a_public_batch_has_the_same_max_score(tmp_path: Path) -> N
     roster = tmp_path / "roster.csv"
     roster.write_text("submission\nalice\nempty\ncorrupt\nghost\n")
     out = tmp_path / "out"
-    assert main(["batch", "bitgrid", str(folder), "--out", str(out), "--public", "-j", "1",
-                 "--sandbox", "process", "--roster", str(roster)]) == 0
+    assert (
+        main(
+            [
+                "batch",
+                "bitgrid",
+                str(folder),
+                "--out",
+                str(out),
+                "--public",
+                "-j",
+                "1",
+                "--sandbox",
+                "process",
+                "--roster",
+                str(roster),
+            ]
+        )
+        == 0
+    )
     lines = (out / "grades.csv").read_text().splitlines()
     header = lines[0].split(",")
-    rows = {row["student"]: row
-            for row in (dict(zip(header, line.split(","), strict=True)) for line in lines[1:])}
+    rows = {
+        row["student"]: row for row in (dict(zip(header, line.split(","), strict=True)) for line in lines[1:])
+    }
     assert {name: row["status"] for name, row in rows.items()} == {
-        "alice": "graded", "empty": "empty", "corrupt": "corrupt", "ghost": "missing"}
+        "alice": "graded",
+        "empty": "empty",
+        "corrupt": "corrupt",
+        "ghost": "missing",
+    }
     assert rows["alice"]["score"] == rows["alice"]["max_score"]
     assert {row["max_score"] for row in rows.values()} == {rows["alice"]["max_score"]}
 
 
-@pytest.mark.parametrize(("argv", "said"), [
-    (["grade", "bitgrid", "CLASS", "--batch", "--results", "r.json"], "--results does not go with --batch"),
-    (["grade", "bitgrid", "CLASS", "--batch", "--test", "read"], "--test does not go with --batch"),
-    (["grade", "bitgrid", "CLASS", "--out", "o"], "--out only goes with --batch"),
-    (["grade", "bitgrid", "CLASS", "--resume"], "--resume only goes with --batch"),
-    (["grade", "bitgrid", "CLASS", "-j", "2"], "--jobs only goes with --batch"),
-    (["batch", "bitgrid", "CLASS", "--scheduler", "tcp://h:1"], "--scheduler only goes with --executor dask"),
-    (["batch", "bitgrid", "CLASS", "-j", "0"], "-j needs at least 1"),
-])
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ["grade", "bitgrid", "CLASS", "--batch", "--results", "r.json"],
+            "--results does not go with --batch",
+        ),
+        (["grade", "bitgrid", "CLASS", "--batch", "--test", "read"], "--test does not go with --batch"),
+        (["grade", "bitgrid", "CLASS", "--out", "o"], "--out only goes with --batch"),
+        (["grade", "bitgrid", "CLASS", "--resume"], "--resume only goes with --batch"),
+        (["grade", "bitgrid", "CLASS", "-j", "2"], "--jobs only goes with --batch"),
+        (
+            ["batch", "bitgrid", "CLASS", "--scheduler", "tcp://h:1"],
+            "--scheduler only goes with --executor dask",
+        ),
+        (["batch", "bitgrid", "CLASS", "-j", "0"], "-j needs at least 1"),
+    ],
+)
 def test_flags_that_do_not_go_together_are_a_usage_error(
-        argv: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     argv = [str(tmp_path) if arg == "CLASS" else arg for arg in argv]
     assert main(argv) == EXIT_USAGE
     captured = capsys.readouterr()
@@ -142,8 +199,9 @@ def test_flags_that_do_not_go_together_are_a_usage_error(
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("flag", [["--results", "r.json"], ["--junit", "j.xml"], ["--test", "read"],
-                                  ["--batch"]])
+@pytest.mark.parametrize(
+    "flag", [["--results", "r.json"], ["--junit", "j.xml"], ["--test", "read"], ["--batch"]]
+)
 def test_grader_batch_has_no_single_submission_flag(flag: list[str], tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as stopped:
         main(["batch", "bitgrid", str(tmp_path), *flag])
@@ -168,8 +226,11 @@ def test_hostile_class_under_load(tmp_path: Path) -> None:
     folder = tmp_path / "class"
     folder.mkdir()
     origins = make_class(folder, 20, hostile_every=5)
-    alone = {origin: grade(loaded, SAMPLES / origin).score
-             for origin in set(origins.values()) if not origin.startswith("hostile")}
+    alone = {
+        origin: grade(loaded, SAMPLES / origin).score
+        for origin in set(origins.values())
+        if not origin.startswith("hostile")
+    }
     forkserver.ensure_running()  # the pool's forkserver (and resource tracker) live on by design
     ours_before = {p.pid for p in psutil.Process().children(recursive=True)}
     grade_batch(loaded, folder, tmp_path / "out", jobs=2, resume=False)

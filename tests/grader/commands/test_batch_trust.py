@@ -37,9 +37,9 @@ def _statuses(out: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("break_it", ["given", "expectation", "stale", "out"])
-def test_problems_are_found_before_anyone_is_graded(toy_class: Path, project: Path,
-                                                    tmp_path: Path, break_it: str,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_problems_are_found_before_anyone_is_graded(
+    toy_class: Path, project: Path, tmp_path: Path, break_it: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     expected = project / "fixtures" / "toy" / "expected" / "double.json"
     if break_it == "given":
@@ -72,9 +72,15 @@ def test_statuses_say_why_a_score_is_zero(toy_class: Path, tmp_path: Path) -> No
     out = tmp_path / "out"
     assert grade_class(toy_class, out) == 0
     assert _statuses(out) == {
-        "ada": ["graded", "3"], "bob": ["graded", "0"], "cy": ["graded", "0"],
-        "dee": ["CE", "0"], "eve": ["empty", "0"], "fay": ["empty", "0"], "gil": ["corrupt", "0"],
-        "hal": ["not-submitted-files", "0"]}
+        "ada": ["graded", "3"],
+        "bob": ["graded", "0"],
+        "cy": ["graded", "0"],
+        "dee": ["CE", "0"],
+        "eve": ["empty", "0"],
+        "fay": ["empty", "0"],
+        "gil": ["corrupt", "0"],
+        "hal": ["not-submitted-files", "0"],
+    }
 
 
 def test_every_format_per_student_is_the_graders_alone(toy_class: Path, tmp_path: Path) -> None:
@@ -90,22 +96,44 @@ def test_every_format_per_student_is_the_graders_alone(toy_class: Path, tmp_path
             mode = stat.S_IMODE((out / student / name).stat().st_mode)
             assert mode == 0o600, (student, name, oct(mode))
     data = json.loads((out / "bob" / "results.json").read_text())
-    assert set(data["extra_data"]) >= {"exercise", "suite_fingerprint", "expectations_fingerprint",
-                                       "submission_hash", "grader_version", "status", "student"}
+    assert set(data["extra_data"]) >= {
+        "exercise",
+        "suite_fingerprint",
+        "expectations_fingerprint",
+        "submission_hash",
+        "grader_version",
+        "status",
+        "student",
+    }
     for name in ("grades.csv", "summary.html", "gradebook.sqlite"):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o600
 
 
-def test_results_and_junit_flags_are_refused_with_batch(toy_class: Path, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["grade", "toy", str(toy_class), "--batch", "--out", str(tmp_path / "out"),
-                 "--junit", str(tmp_path / "j.xml")]) == 2
+def test_results_and_junit_flags_are_refused_with_batch(
+    toy_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "grade",
+                "toy",
+                str(toy_class),
+                "--batch",
+                "--out",
+                str(tmp_path / "out"),
+                "--junit",
+                str(tmp_path / "j.xml"),
+            ]
+        )
+        == 2
+    )
     assert "error: --junit does not go with --batch" in capsys.readouterr().err
 
 
 @pytest.mark.slow
-def test_resume_regrades_exactly_what_changed(toy_class: Path, project: Path, tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_resume_regrades_exactly_what_changed(
+    toy_class: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     assert grade_class(toy_class, out) == 0
     times = {s: (out / s / "results.json").stat().st_mtime_ns for s in ("ada", "bob")}
@@ -125,22 +153,25 @@ def test_resume_regrades_exactly_what_changed(toy_class: Path, project: Path, tm
     assert {row["max_score"] for row in rows} == {"5"}
 
 
-def test_an_out_of_another_exercise_is_refused(toy_class: Path, tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_out_of_another_exercise_is_refused(
+    toy_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     out.mkdir()
     with sqlite3.connect(out / "gradebook.sqlite") as connection:
-        connection.executescript("CREATE TABLE about (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                                 "INSERT INTO about VALUES ('exercise', 'bitgrid');")
+        connection.executescript(
+            "CREATE TABLE about (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "INSERT INTO about VALUES ('exercise', 'bitgrid');"
+        )
     assert grade_class(toy_class, out, resume=True) == 3
     printed = capsys.readouterr().err
     assert "holds the grades of exercise 'bitgrid', not 'toy'" in printed
 
 
 @pytest.mark.slow
-def test_gradebook_changes_name_the_students_and_tests(toy_class: Path, project: Path,
-                                                       tmp_path: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_gradebook_changes_name_the_students_and_tests(
+    toy_class: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     assert grade_class(toy_class, out) == 0
     expected = project / "fixtures" / "toy" / "expected" / "rejects-negative.json"
@@ -158,8 +189,8 @@ def test_gradebook_changes_name_the_students_and_tests(toy_class: Path, project:
 
 
 def test_a_judge_error_ends_the_batch_non_zero_naming_the_student(
-        toy_class: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    toy_class: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from grader.cluster import executors, grading
 
     real = grading.grade
@@ -204,10 +235,28 @@ def test_ctrl_c_ends_the_batch_keeping_finished_results(project: Path, tmp_path:
     for index in range(4, 8):
         add(folder, f"s{index}", "while True:\n    pass\n" + RIGHT)  # TLE after 2 s of CPU
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "grader", "grade", "toy", str(folder), "--batch", "-j", "2",
-               "--out", str(out), "--sandbox", "process"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               start_new_session=True, env={**os.environ, "GRADER_ROOT": str(project)})
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        "grade",
+        "toy",
+        str(folder),
+        "--batch",
+        "-j",
+        "2",
+        "--out",
+        str(out),
+        "--sandbox",
+        "process",
+    ]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, "GRADER_ROOT": str(project)},
+    )
     deadline = time.monotonic() + 120
     while len(list(out.glob("*/results.json"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -229,11 +278,17 @@ def test_ctrl_c_ends_the_batch_keeping_finished_results(project: Path, tmp_path:
 
 
 def test_the_student_page_withholds_hidden_failures_and_the_instructor_page_shows_them(
-        project: Path, toy_class: Path, tmp_path: Path) -> None:
+    project: Path, toy_class: Path, tmp_path: Path
+) -> None:
     suite = project / "fixtures" / "toy" / "suite.yaml"
     text = suite.read_text()
-    suite.write_text(text.replace("  - name: double\n    points: 2\n",
-                                  "  - name: double\n    points: 2\n    visibility: hidden\n", 1))
+    suite.write_text(
+        text.replace(
+            "  - name: double\n    points: 2\n",
+            "  - name: double\n    points: 2\n    visibility: hidden\n",
+            1,
+        )
+    )
     assert suite.read_text() != text
     out = tmp_path / "out"
     assert grade_class(toy_class, out) == 0
@@ -246,18 +301,24 @@ def test_the_student_page_withholds_hidden_failures_and_the_instructor_page_show
 
 @pytest.mark.timeout(120)
 def test_unreadable_zips_are_corrupt_and_everyone_else_is_graded(
-        toy_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    toy_class: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for kind in BROKEN_KINDS:
         broken_zip(toy_class / f"z-{kind}.zip", kind, member="toy.py", code=RIGHT.encode())
     os.mkfifo(toy_class / "fifo.zip")
     out = tmp_path / "out"
     assert grade_class(toy_class, out) == 0
     statuses = _statuses(out)
-    assert statuses == {"ada": ["graded", "3"], "bob": ["graded", "0"],
-                        **{f"z-{kind}": ["corrupt", "0"] for kind in BROKEN_KINDS}}
+    assert statuses == {
+        "ada": ["graded", "3"],
+        "bob": ["graded", "0"],
+        **{f"z-{kind}": ["corrupt", "0"] for kind in BROKEN_KINDS},
+    }
     printed = capsys.readouterr()
     assert "warning: skipped fifo.zip: not a regular file (a FIFO)" in printed.err
     assert "Traceback" not in printed.out + printed.err
     said = json.loads((out / "z-encrypted" / "results.json").read_text())["output"]
-    assert said == ("No test could run: z-encrypted.zip: not a readable .zip file ('toy.py' is "
-                    "encrypted: zip it again without a password)")  # once, not in every test
+    assert said == (
+        "No test could run: z-encrypted.zip: not a readable .zip file ('toy.py' is "
+        "encrypted: zip it again without a password)"
+    )  # once, not in every test

@@ -78,15 +78,34 @@ def open_folder() -> Iterator[Path]:
 
 def _container_batch(project: Path, folder: Path, out: Path) -> subprocess.CompletedProcess[str]:
     """`grader batch` at the container level, as under Docker's seccomp profile."""
-    command = [sys.executable, str(DOCKER_LIKE), sys.executable, "-m", "grader", "batch", "toy",
-               str(folder), "-j", "1", "--out", str(out), "--sandbox", "container"]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "GRADER_ROOT": str(project)})
+    command = [
+        sys.executable,
+        str(DOCKER_LIKE),
+        sys.executable,
+        "-m",
+        "grader",
+        "batch",
+        "toy",
+        str(folder),
+        "-j",
+        "1",
+        "--out",
+        str(out),
+        "--sandbox",
+        "container",
+    ]
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "GRADER_ROOT": str(project)},
+    )
 
 
 @root_only
-def test_a_test_reads_nothing_the_batch_wrote_for_earlier_students(
-        project: Path, open_folder: Path) -> None:
+def test_a_test_reads_nothing_the_batch_wrote_for_earlier_students(project: Path, open_folder: Path) -> None:
     make_toy(project)
     folder = project / "class"
     add(folder, "aaa", RIGHT)
@@ -104,7 +123,8 @@ def test_a_test_reads_nothing_the_batch_wrote_for_earlier_students(
 @root_only
 @pytest.mark.parametrize("which", ["class folder", "--out"])
 def test_at_the_container_level_a_batch_refuses_folders_others_can_enter(
-        project: Path, open_folder: Path, which: str) -> None:
+    project: Path, open_folder: Path, which: str
+) -> None:
     make_toy(project)
     folder = (open_folder if which == "class folder" else project) / "class"
     add(folder, "aaa", RIGHT)
@@ -122,8 +142,7 @@ def test_at_the_container_level_a_batch_refuses_folders_others_can_enter(
 
 
 def _modes(top: Path) -> dict[str, int]:
-    return {str(path.relative_to(top)): stat.S_IMODE(path.stat().st_mode)
-            for path in [top, *top.rglob("*")]}
+    return {str(path.relative_to(top)): stat.S_IMODE(path.stat().st_mode) for path in [top, *top.rglob("*")]}
 
 
 def test_what_the_grader_writes_is_its_own(project: Path, tmp_path: Path) -> None:
@@ -131,20 +150,37 @@ def test_what_the_grader_writes_is_its_own(project: Path, tmp_path: Path) -> Non
     folder = project / "class"
     add(folder, "aaa", RIGHT)
     out = tmp_path / "results" / "out"
-    assert main(["batch", "toy", str(folder), "-j", "1", "--out", str(out),
-                 "--sandbox", "process"]) == 0
+    assert main(["batch", "toy", str(folder), "-j", "1", "--out", str(out), "--sandbox", "process"]) == 0
     results = tmp_path / "one" / "results.json"
-    assert main(["grade", "toy", str(folder / "aaa"), "--sandbox", "process",
-                 "--results", str(results), "--junit", str(tmp_path / "one" / "junit.xml")]) == 0
-    written = {**_modes(out), **{f"one/{k}": v for k, v in _modes(tmp_path / "one").items()},
-               "results": stat.S_IMODE((tmp_path / "results").stat().st_mode)}
+    assert (
+        main(
+            [
+                "grade",
+                "toy",
+                str(folder / "aaa"),
+                "--sandbox",
+                "process",
+                "--results",
+                str(results),
+                "--junit",
+                str(tmp_path / "one" / "junit.xml"),
+            ]
+        )
+        == 0
+    )
+    written = {
+        **_modes(out),
+        **{f"one/{k}": v for k, v in _modes(tmp_path / "one").items()},
+        "results": stat.S_IMODE((tmp_path / "results").stat().st_mode),
+    }
     assert "gradebook.sqlite" in written and "aaa/feedback-instructor.html" in written
     for name, mode in written.items():
         assert mode & 0o077 == 0, f"{name} is open to others ({mode:o})"
 
 
 def test_a_dask_workers_copy_of_the_exercise_is_its_own(
-        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The unpacked bundle holds the reference and the hidden expectations."""
     from grader.cluster.bundle import build_bundle, unpack
     from grader.run.sandbox import enterable

@@ -13,9 +13,16 @@ from grader.report.gradebook import IDENTITY_KEYS, Attempt, Gradebook
 
 
 def attempt(student: str, score: float, max_score: float = 19.0) -> Attempt:
-    return Attempt(attempt=0, student=student, identity=dict.fromkeys(IDENTITY_KEYS, "x"),
-                   status="graded", score=score, max_score=max_score, notes="",
-                   graded_at="2026-11-27T10:00:00+00:00")
+    return Attempt(
+        attempt=0,
+        student=student,
+        identity=dict.fromkeys(IDENTITY_KEYS, "x"),
+        status="graded",
+        score=score,
+        max_score=max_score,
+        notes="",
+        graded_at="2026-11-27T10:00:00+00:00",
+    )
 
 
 @pytest.fixture
@@ -31,8 +38,7 @@ def out(tmp_path: Path) -> Path:
     return folder
 
 
-def test_canvas_header_points_possible_and_rows(out: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_canvas_header_points_possible_and_rows(out: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["gradebook", str(out), "--format", "canvas"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "Student,ID,SIS User ID,SIS Login ID,Section,bitgrid",
@@ -44,7 +50,8 @@ def test_canvas_header_points_possible_and_rows(out: Path,
 
 
 def test_moodle_header_and_rows_under_a_named_assignment(
-        out: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["gradebook", str(out), "--format", "moodle", "--assignment", "Bitgrid 1"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "Username,Email address,Bitgrid 1",
@@ -54,14 +61,18 @@ def test_moodle_header_and_rows_under_a_named_assignment(
     ]
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["--format", "blackboard"], "invalid choice: 'blackboard'"),
-    (["--format", "canvas", "--changes"], "--changes and --format do not go together"),
-    (["--assignment", "a1"], "--assignment goes with --format"),
-    (["--format", "canvas", "--assignment", " "], "--assignment: an empty name"),
-])
-def test_bad_flags_are_one_line_and_exit_2(out: Path, args: list[str], says: str,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--format", "blackboard"], "invalid choice: 'blackboard'"),
+        (["--format", "canvas", "--changes"], "--changes and --format do not go together"),
+        (["--assignment", "a1"], "--assignment goes with --format"),
+        (["--format", "canvas", "--assignment", " "], "--assignment: an empty name"),
+    ],
+)
+def test_bad_flags_are_one_line_and_exit_2(
+    out: Path, args: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     try:
         status = main(["gradebook", str(out), *args])
     except SystemExit as stopped:  # argparse's own refusal
@@ -75,4 +86,5 @@ def test_no_gradebook_is_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["gradebook", str(tmp_path), "--format", "canvas"]) == 3
     assert capsys.readouterr().err.strip().splitlines() == [
         f"error: {tmp_path / 'gradebook.sqlite'}: no gradebook here; `grader batch EXERCISE "
-        f"CLASS --out {tmp_path}` writes one"]
+        f"CLASS --out {tmp_path}` writes one"
+    ]

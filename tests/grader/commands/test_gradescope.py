@@ -33,15 +33,13 @@ def test_the_zip_has_both_scripts_at_the_top_and_nothing_it_should_not(tmp_path:
     # the reference goes in only for reference helpers (bitgrid's integration isolation), never
     # more than the submitted files (the tests never read it: docs/isolation.md)
     loaded = load_suite("bitgrid")
-    shipped = {name.removeprefix("reference/bitgrid/") for name in infos
-               if name.startswith("reference/")}
+    shipped = {name.removeprefix("reference/bitgrid/") for name in infos if name.startswith("reference/")}
     assert shipped <= set(loaded.suite.submit)
     assert bool(shipped) == any(test.reference_helpers for test in loaded.suite.tests)
     assert not [name for name in infos if "__pycache__" in name]
 
 
-def test_a_zip_into_a_missing_folder_is_one_line(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_zip_into_a_missing_folder_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["gradescope", "bitgrid", str(tmp_path / "no" / "a.zip")]) == 3
     assert "does not exist" in capsys.readouterr().err
 
@@ -49,17 +47,38 @@ def test_a_zip_into_a_missing_folder_is_one_line(tmp_path: Path,
 def _wheelhouse(requirements: Path, folder: Path) -> Path:
     """Wheels of the grader's dependencies (pip's cache makes this quick), or skip the test."""
     try:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary", ":all:",
-                        "-d", str(folder), "-r", str(requirements)],
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--only-binary",
+                ":all:",
+                "-d",
+                str(folder),
+                "-r",
+                str(requirements),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
         pytest.skip(f"no wheels for the grader's dependencies here: {error}")
     return folder
 
 
 def _run(script: Path, root: Path, env: dict[str, str]) -> None:
-    done = subprocess.run(["bash", str(script)], cwd=root / "source", capture_output=True,
-                          text=True, env={**os.environ, **env}, timeout=180)
+    done = subprocess.run(
+        ["bash", str(script)],
+        cwd=root / "source",
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=180,
+    )
     assert done.returncode == 0, f"{script.name} failed:\n{done.stdout}\n{done.stderr}"
 
 
@@ -70,9 +89,15 @@ def _autograder(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     with zipfile.ZipFile(target) as archive:
         archive.extractall(root / "source")
     wheels = _wheelhouse(root / "source" / "requirements.txt", tmp_path / "wheels")
-    env = {"AUTOGRADER_ROOT": str(root), "PYTHON": sys._base_executable, "SETUP_NO_APT": "1",
-           "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "GRADER_ROOT": "/nonexistent",
-           "GRADER_CACHE": str(tmp_path / "cache")}
+    env = {
+        "AUTOGRADER_ROOT": str(root),
+        "PYTHON": sys._base_executable,
+        "SETUP_NO_APT": "1",
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheels),
+        "GRADER_ROOT": "/nonexistent",
+        "GRADER_CACHE": str(tmp_path / "cache"),
+    }
     _run(root / "source" / "setup.sh", root, env)
     shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
     return root, env
@@ -82,8 +107,14 @@ def _autograde(root: Path, env: dict[str, str], submission: Path, *launcher: str
     shutil.rmtree(root / "submission", ignore_errors=True)
     shutil.rmtree(root / "results", ignore_errors=True)
     shutil.copytree(submission, root / "submission")
-    done = subprocess.run([*launcher, "bash", str(root / "run_autograder")], cwd=root / "source",
-                          capture_output=True, text=True, env={**os.environ, **env}, timeout=300)
+    done = subprocess.run(
+        [*launcher, "bash", str(root / "run_autograder")],
+        cwd=root / "source",
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
+    )
     assert done.returncode == 0, f"run_autograder failed:\n{done.stdout}\n{done.stderr}"
     data: dict[str, Any] = json.loads((root / "results" / "results.json").read_text())
     return data
@@ -131,7 +162,7 @@ def test_setup_and_run_autograder_grade_the_reference_and_a_mutant(tmp_path: Pat
 
 # ---------------------------------------------------------------- issue 20: where bubblewrap cannot run
 
-HOSTILE_PRELUDE = '''
+HOSTILE_PRELUDE = """
 import os as _os, signal as _signal
 _ROOT = {root!r}
 _secret = _os.path.join(_ROOT, "source", "fixtures", "bitgrid", "expected", "winner-hidden.json")
@@ -170,7 +201,7 @@ for _pid in range(2, 1 << 16):
             pass
 if _got:
     raise RuntimeError("; ".join(_got))
-'''
+"""
 
 
 def _hostile_submission(root: Path, target: Path) -> Path:
@@ -178,8 +209,9 @@ def _hostile_submission(root: Path, target: Path) -> Path:
     shutil.copytree(reference, target)
     grid = target / "grid.py"
     future, _, rest = grid.read_text().partition("from __future__ import annotations\n")
-    grid.write_text(future + "from __future__ import annotations\n"
-                    + HOSTILE_PRELUDE.format(root=str(root)) + rest)
+    grid.write_text(
+        future + "from __future__ import annotations\n" + HOSTILE_PRELUDE.format(root=str(root)) + rest
+    )
     return target
 
 
@@ -188,8 +220,7 @@ root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the container level ne
 
 @root_only
 @pytest.mark.slow
-def test_under_dockers_seccomp_profile_tests_read_no_expectation_and_forge_nothing(
-        tmp_path: Path) -> None:
+def test_under_dockers_seccomp_profile_tests_read_no_expectation_and_forge_nothing(tmp_path: Path) -> None:
     root, env = _autograder(tmp_path)
     submission = _hostile_submission(root, tmp_path / "hostile")
     launcher = [sys.executable, str(Path(__file__).with_name("docker_like.py"))]

@@ -33,8 +33,9 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
     assert not any(f.startswith("reference/") for f in files)
     given = {f"fixtures/{exercise}/given/{name}" for name in loaded.suite.given}
     assert given <= files  # the grader's own copies of the given files
-    assert not any(f.startswith("fixtures/") and f.endswith(".py") and f not in given
-                   for f in files), "a generator"
+    assert not any(f.startswith("fixtures/") and f.endswith(".py") and f not in given for f in files), (
+        "a generator"
+    )
     assert not any("/mutants/" in f for f in files)
     suite = yaml.safe_load((handout / "fixtures" / exercise / "suite.yaml").read_text())
     shipped = {test["name"] for test in suite["tests"]}
@@ -52,9 +53,11 @@ def test_handout_holds_nothing_hidden(exercise: str, tmp_path: Path) -> None:
             continue
         assert f"fixtures/{exercise}/expected/{test.name}.json" not in files
         if test.transcript is not None:
-            shared = any(t.transcript is not None and t.transcript.expected ==
-                         test.transcript.expected for t in loaded.suite.tests
-                         if t.visibility == "visible")
+            shared = any(
+                t.transcript is not None and t.transcript.expected == test.transcript.expected
+                for t in loaded.suite.tests
+                if t.visibility == "visible"
+            )
             assert shared or f"fixtures/{exercise}/{test.transcript.expected}" not in files
     stubs = sorted(p.name for p in (project_root() / "exercises" / exercise).glob("*.py"))
     assert sorted(p.name for p in (handout / "exercises" / exercise).glob("*.py")) == stubs
@@ -73,32 +76,45 @@ def test_grader_check_and_pytest_work_inside_a_handout(tmp_path: Path) -> None:
     handout = tmp_path / "handout"
     make_handout(load_suite("bitgrid"), handout)
     check = [sys.executable, "-m", "grader", "check", "bitgrid", "--sandbox", "process"]
-    stubs = subprocess.run(check, cwd=handout, env=_env_without_root(), capture_output=True,
-                           text=True, timeout=300)
+    stubs = subprocess.run(
+        check, cwd=handout, env=_env_without_root(), capture_output=True, text=True, timeout=300
+    )
     assert stubs.returncode == 0, stubs.stderr
     assert "Score: 0 / 17" in stubs.stdout
     assert "0 of the 17 visible points; 2 points in hidden tests, graded later" in stubs.stdout
-    shutil.copyfile(project_root() / "reference" / "bitgrid" / "grid.py",
-                    handout / "exercises" / "bitgrid" / "grid.py")
-    solved = subprocess.run(check, cwd=handout, env=_env_without_root(), capture_output=True,
-                            text=True, timeout=300)
+    shutil.copyfile(
+        project_root() / "reference" / "bitgrid" / "grid.py", handout / "exercises" / "bitgrid" / "grid.py"
+    )
+    solved = subprocess.run(
+        check, cwd=handout, env=_env_without_root(), capture_output=True, text=True, timeout=300
+    )
     assert "Score: 17 / 17" in solved.stdout, solved.stdout + solved.stderr
     driver = handout / "exercises" / "bitgrid" / "play.py"
     driver.write_text("print('my own driver')\n")  # the README says the grader keeps its own
-    edited = subprocess.run(check, cwd=handout, env=_env_without_root(), capture_output=True,
-                            text=True, timeout=300)
+    edited = subprocess.run(
+        check, cwd=handout, env=_env_without_root(), capture_output=True, text=True, timeout=300
+    )
     assert "Score: 17 / 17" in edited.stdout, edited.stdout + edited.stderr
-    tests = subprocess.run([sys.executable, "-m", "pytest", "exercises/bitgrid", "-q"],
-                           cwd=handout, env=_env_without_root(), capture_output=True, text=True,
-                           timeout=300)
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "exercises/bitgrid", "-q"],
+        cwd=handout,
+        env=_env_without_root(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert tests.returncode == 0 and "13 passed" in tests.stdout, tests.stdout
 
 
 @pytest.mark.slow
 def test_pytest_collects_the_visible_tests_of_an_exercise() -> None:
-    run = subprocess.run([sys.executable, "-m", "pytest", "exercises/bitgrid", "-q",
-                          "-p", "no:cacheprovider"], cwd=project_root(), capture_output=True,
-                         text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "exercises/bitgrid", "-q", "-p", "no:cacheprovider"],
+        cwd=project_root(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 1
     assert "13 failed" in run.stdout
     assert "FAILED exercises/bitgrid::position - NI (not implemented)" in run.stdout

@@ -35,8 +35,7 @@ from grader.exercise import project_root
 from grader.run.cgroup import GROUP_PREFIX, end_group, hierarchies
 from tests.toy_class import REFERENCE, RIGHT
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")]
 
 REAPER = Path(__file__).resolve().parents[2] / "reaper.py"
 WAIT_S = 120.0  # a bound on every wait, never a measure: a slow machine only waits longer
@@ -64,9 +63,12 @@ class Reaped:
 
     def __init__(self, arguments: list[str], env: dict[str, str], log: Path) -> None:
         self.log = log
-        self.reaper = subprocess.Popen([sys.executable, str(REAPER), str(log), sys.executable,
-                                        "-m", "grader", *arguments], stdout=subprocess.PIPE,
-                                       env=env, cwd=project_root())
+        self.reaper = subprocess.Popen(
+            [sys.executable, str(REAPER), str(log), sys.executable, "-m", "grader", *arguments],
+            stdout=subprocess.PIPE,
+            env=env,
+            cwd=project_root(),
+        )
         self.buffer = b""
         self.pid: int = self._next("pid")
         self.seen: set[int] = {self.pid}  # every process of it seen so far (owners of its files)
@@ -82,8 +84,10 @@ class Reaped:
             ready = select.select([self.reaper.stdout], [], [], max(0.0, left))[0]
             chunk = os.read(self.reaper.stdout.fileno(), 4096) if ready else b""
             if not chunk:
-                pytest.fail(f"no '{key}' from the reaper within {WAIT_S} s; still running: "
-                            f"{self.describe()}\n{self.output()}")
+                pytest.fail(
+                    f"no '{key}' from the reaper within {WAIT_S} s; still running: "
+                    f"{self.describe()}\n{self.output()}"
+                )
             self.buffer += chunk
         line, self.buffer = self.buffer.split(b"\n", 1)
         message = json.loads(line)
@@ -121,7 +125,9 @@ class Reaped:
         """Whether the grader's own process (not only what it left) is still there."""
         try:
             return self.exit_code is None and _status(psutil.Process(self.pid)) not in (
-                None, psutil.STATUS_ZOMBIE)
+                None,
+                psutil.STATUS_ZOMBIE,
+            )
         except psutil.NoSuchProcess:
             return False
 
@@ -156,16 +162,21 @@ class Leftovers:
             return owner is not None and owner.pid in pids
 
         scratch = {p for p in tmpdir.iterdir() if owned(p, owners.SCRATCH_PREFIX)}
-        groups = {group for base in {hierarchy.base for hierarchy in hierarchies().values()}
-                  for group in base.glob(f"{GROUP_PREFIX}*") if owned(group, GROUP_PREFIX)}
-        semaphores = {p for p in owners.SHM.iterdir()
-                      if owned(p, f"sem.{owners.SEMAPHORE_PREFIX}")}
+        groups = {
+            group
+            for base in {hierarchy.base for hierarchy in hierarchies().values()}
+            for group in base.glob(f"{GROUP_PREFIX}*")
+            if owned(group, GROUP_PREFIX)
+        }
+        semaphores = {p for p in owners.SHM.iterdir() if owned(p, f"sem.{owners.SEMAPHORE_PREFIX}")}
         return cls(scratch, groups, semaphores)
 
     def existing(self) -> Leftovers:
-        return Leftovers({p for p in self.scratch if p.exists()},
-                         {p for p in self.cgroups if p.exists()},
-                         {p for p in self.semaphores if p.exists()})
+        return Leftovers(
+            {p for p in self.scratch if p.exists()},
+            {p for p in self.cgroups if p.exists()},
+            {p for p in self.semaphores if p.exists()},
+        )
 
     def empty(self) -> bool:
         return not (self.scratch or self.cgroups or self.semaphores)
@@ -186,8 +197,17 @@ class Setting:
 
     def batch(self, folder: str, name: str, jobs: int = 2) -> Reaped:
         out = self.project / f"out-{name}"
-        return self.start("grade", "toy", str(self.project / folder), "--batch", "-j", str(jobs),
-                          "--out", str(out), name=name)
+        return self.start(
+            "grade",
+            "toy",
+            str(self.project / folder),
+            "--batch",
+            "-j",
+            str(jobs),
+            "--out",
+            str(out),
+            name=name,
+        )
 
     def leftovers(self, run: Reaped) -> Leftovers:
         return Leftovers.of(run.seen, self.tmpdir)
@@ -315,16 +335,24 @@ def _stop(run: Reaped, sig: signal.Signals, target: str) -> None:
         os.kill(run.pid, sig)
 
 
-CASES = [("batch", signal.SIGTERM, "pid"), ("batch", signal.SIGTERM, "group"),
-         ("batch", signal.SIGINT, "group"), ("batch", signal.SIGKILL, "group"),
-         ("batch", signal.SIGKILL, "pid"), ("single", signal.SIGTERM, "pid"),
-         ("single", signal.SIGINT, "group"), ("single", signal.SIGKILL, "group")]
+CASES = [
+    ("batch", signal.SIGTERM, "pid"),
+    ("batch", signal.SIGTERM, "group"),
+    ("batch", signal.SIGINT, "group"),
+    ("batch", signal.SIGKILL, "group"),
+    ("batch", signal.SIGKILL, "pid"),
+    ("single", signal.SIGTERM, "pid"),
+    ("single", signal.SIGINT, "group"),
+    ("single", signal.SIGKILL, "group"),
+]
 
 
-@pytest.mark.parametrize(("kind", "sig", "target"), CASES,
-                         ids=[f"{kind}-{sig.name}-{target}" for kind, sig, target in CASES])
+@pytest.mark.parametrize(
+    ("kind", "sig", "target"), CASES, ids=[f"{kind}-{sig.name}-{target}" for kind, sig, target in CASES]
+)
 def test_a_stopped_grader_leaves_nothing_a_later_run_does_not_sweep(
-        setting: Setting, kind: str, sig: signal.Signals, target: str) -> None:
+    setting: Setting, kind: str, sig: signal.Signals, target: str
+) -> None:
     here = setting
     if sig == signal.SIGKILL and not hierarchies():
         pytest.skip("a killed grader's tests are found through its cgroups, and there are none here")
@@ -333,8 +361,14 @@ def test_a_stopped_grader_leaves_nothing_a_later_run_does_not_sweep(
     live, live_had, live_pids = _started_live(here)
     if kind == "batch":
         victim = here.batch("victims", "victim")
-        _until(lambda: bool(list((here.project / "out-victim").glob("s0/results.json")))
-               and _testing(here, victim, 2), "the batch graded s0 and runs two tests", victim)
+        _until(
+            lambda: (
+                bool(list((here.project / "out-victim").glob("s0/results.json")))
+                and _testing(here, victim, 2)
+            ),
+            "the batch graded s0 and runs two tests",
+            victim,
+        )
     else:
         victim = here.start("grade", "toy", str(here.project / "victims" / "s1"), name="victim")
         _until(lambda: _testing(here, victim, 1), "the grader runs a test", victim)
@@ -357,8 +391,9 @@ def test_a_stopped_grader_leaves_nothing_a_later_run_does_not_sweep(
     left = here.leftovers(victim)
     assert left.empty(), f"left behind: {left}"
     live.processes()  # notes the live batch's processes, owners of its newer scratch folders
-    assert not [p for p in here.tmpdir.iterdir()
-                if p not in here.leftovers(live).scratch], sorted(os.listdir(here.tmpdir))
+    assert not [p for p in here.tmpdir.iterdir() if p not in here.leftovers(live).scratch], sorted(
+        os.listdir(here.tmpdir)
+    )
     _still_live(here, live, live_had, live_pids)
 
     _stop(live, signal.SIGTERM, "pid")  # the live batch, stopped in turn, cleans up after itself
@@ -380,9 +415,16 @@ def test_a_batch_that_ends_leaves_nothing(setting: Setting) -> None:
     assert run.wait_exit() == 0, run.output()
     run.wait_gone()
     bases = {hierarchy.base for hierarchy in hierarchies().values()}
-    dead = [group for base in bases for group in base.glob(f"{GROUP_PREFIX}*")
-            if owners.left_by_the_dead(group.name, GROUP_PREFIX)]
-    dead += [path for path in owners.SHM.iterdir()
-             if owners.left_by_the_dead(path.name, f"sem.{owners.SEMAPHORE_PREFIX}")]
+    dead = [
+        group
+        for base in bases
+        for group in base.glob(f"{GROUP_PREFIX}*")
+        if owners.left_by_the_dead(group.name, GROUP_PREFIX)
+    ]
+    dead += [
+        path
+        for path in owners.SHM.iterdir()
+        if owners.left_by_the_dead(path.name, f"sem.{owners.SEMAPHORE_PREFIX}")
+    ]
     assert not dead, dead
     assert not list(here.tmpdir.iterdir())

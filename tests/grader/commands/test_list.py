@@ -27,7 +27,13 @@ def test_the_doctests_of_the_batch_modules_pass() -> None:
     import grader.report.summary
     import grader.suite.expectations
 
-    for module in (listing, grader.batch.discover, grader.report.roster, grader.report.grades,
-                   grader.report.summary, grader.suite.expectations):
+    for module in (
+        listing,
+        grader.batch.discover,
+        grader.report.roster,
+        grader.report.grades,
+        grader.report.summary,
+        grader.suite.expectations,
+    ):
         outcome = doctest.testmod(module)
         assert outcome.attempted and not outcome.failed, module.__name__

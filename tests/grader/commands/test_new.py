@@ -23,12 +23,16 @@ def test_a_new_exercise_verifies_at_once(project: Path, capsys: pytest.CaptureFi
     assert outcome.ok, outcome.problems.lines()
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("Connect-Four", "an exercise's name is also its module's"),
-    ("bitgrid", "exists; `grader new` writes only a new exercise"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Connect-Four", "an exercise's name is also its module's"),
+        ("bitgrid", "exists; `grader new` writes only a new exercise"),
+    ],
+)
 def test_a_bad_or_taken_name_is_one_line_and_writes_nothing(
-        project: Path, capsys: pytest.CaptureFixture[str], name: str, expected: str) -> None:
+    project: Path, capsys: pytest.CaptureFixture[str], name: str, expected: str
+) -> None:
     (project / "fixtures" / "bitgrid").mkdir()
     before = sorted(project.rglob("*"))
     assert main(["new", name]) == 3

@@ -24,13 +24,16 @@ def test_run_in_a_handout_uses_the_working_copy(tmp_path: Path) -> None:
     make_handout(load_suite("bitgrid"), handout)
     env = {key: value for key, value in os.environ.items() if key != "GRADER_ROOT"}
     command = [sys.executable, "-m", "grader", "run", "bitgrid", "play"]
-    stub = subprocess.run(command, cwd=handout, env=env, input="1 1\n", capture_output=True,
-                          text=True, timeout=120)
+    stub = subprocess.run(
+        command, cwd=handout, env=env, input="1 1\n", capture_output=True, text=True, timeout=120
+    )
     assert "NotImplementedError" in stub.stderr and "reference" not in stub.stdout + stub.stderr
-    shutil.copyfile(project_root() / "reference" / "bitgrid" / "grid.py",
-                    handout / "exercises" / "bitgrid" / "grid.py")
-    solved = subprocess.run(command, cwd=handout, env=env, input="1 1\n", capture_output=True,
-                            text=True, timeout=120)
+    shutil.copyfile(
+        project_root() / "reference" / "bitgrid" / "grid.py", handout / "exercises" / "bitgrid" / "grid.py"
+    )
+    solved = subprocess.run(
+        command, cwd=handout, env=env, input="1 1\n", capture_output=True, text=True, timeout=120
+    )
     assert solved.returncode == 0 and "grid = 256" in solved.stdout, solved.stderr
     shipped = list((handout / "fixtures" / "bitgrid" / "expected").glob("*.json"))
     assert shipped and not any("traceback" in path.read_text() for path in shipped)
@@ -45,10 +48,13 @@ def test_recorded_exceptions_hold_class_and_message_only() -> None:
 # ---------------------------------------------------------------- `--submission`: confined
 # (issue 20, finding 8). The submission's grid.py does its harm at import, then is the reference.
 
-REFERENCE_GRID = (project_root() / "reference" / "bitgrid" / "grid.py").read_text().replace(
-    "from __future__ import annotations\n", "")
+REFERENCE_GRID = (
+    (project_root() / "reference" / "bitgrid" / "grid.py")
+    .read_text()
+    .replace("from __future__ import annotations\n", "")
+)
 
-PRYING = '''\
+PRYING = """\
 import os, socket
 secret = os.environ.get("GRADER_RUN_SECRET", "absent")
 try:
@@ -71,15 +77,32 @@ uid = "test" if os.getuid() >= 0x40000000 else os.getuid()
 seccomp = ctypes.CDLL(None).prctl(21, 0, 0, 0, 0)
 print(f"PRY secret={secret} uid={uid} seccomp={seccomp} {seen}; {net}; {wrote}; cwd={os.getcwd()}",
       flush=True)
-'''
+"""
 
 
-def _grader_run(submission: Path, *flags: str, stdin: str = "1 1\n",
-                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "grader", "run", "bitgrid", "play", "--submission",
-               str(submission), *flags]
-    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=120,
-                          cwd=project_root(), env={**os.environ, **(env or {})})
+def _grader_run(
+    submission: Path, *flags: str, stdin: str = "1 1\n", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        "run",
+        "bitgrid",
+        "play",
+        "--submission",
+        str(submission),
+        *flags,
+    ]
+    return subprocess.run(
+        command,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=project_root(),
+        env={**os.environ, **(env or {})},
+    )
 
 
 def _submission(folder: Path, prelude: str) -> Path:
@@ -96,16 +119,19 @@ def test_a_submission_runs_confined_and_still_interactive(tmp_path: Path) -> Non
     assert ran.returncode == 0, ran.stderr
     pry = next(line for line in ran.stdout.splitlines() if line.startswith("PRY"))
     uid = "test" if os.geteuid() == 0 else "65534"  # as root, an unprivileged uid as a test's
-    assert pry == (f"PRY secret=absent uid={uid} seccomp=2 no suite (FileNotFoundError); "
-                   "no network; code read-only; cwd=/tmp")
+    assert pry == (
+        f"PRY secret=absent uid={uid} seccomp=2 no suite (FileNotFoundError); "
+        "no network; code read-only; cwd=/tmp"
+    )
     assert "grid = 256" in ran.stdout, "the driver read the move from stdin and answered"
     assert "confined:" in ran.stderr and "Traceback" not in ran.stderr
 
 
 @pytest.mark.bwrap
 def test_a_memory_hog_is_stopped_at_the_suites_limit(tmp_path: Path) -> None:
-    hog = _submission(tmp_path / "hog", "hoard = bytearray(400 * 1024 * 1024)\n"
-                                        "hoard[::4096] = b'x' * len(hoard[::4096])\n")
+    hog = _submission(
+        tmp_path / "hog", "hoard = bytearray(400 * 1024 * 1024)\nhoard[::4096] = b'x' * len(hoard[::4096])\n"
+    )
     ran = _grader_run(hog)
     assert ran.returncode != 0 and "grid = " not in ran.stdout
     assert "used more than 64 MB of memory" in ran.stderr, ran.stderr
@@ -114,7 +140,9 @@ def test_a_memory_hog_is_stopped_at_the_suites_limit(tmp_path: Path) -> None:
 @pytest.mark.bwrap
 def test_a_fork_bomb_is_bounded_and_leaves_nothing(tmp_path: Path) -> None:
     marker = f"bomb{os.getpid()}"[:15]  # a process name (comm), which pgrep matches
-    bomb = _submission(tmp_path / "bomb", f"""\
+    bomb = _submission(
+        tmp_path / "bomb",
+        f"""\
 import os, time
 children = 0
 for _ in range(500):
@@ -128,13 +156,16 @@ for _ in range(500):
     except OSError:
         break
 print(f"FORKED {{children}}", flush=True)
-""")
+""",
+    )
     try:
         ran = _grader_run(bomb)
         forked = [int(line[7:]) for line in ran.stdout.splitlines() if line.startswith("FORKED")]
         # the cgroup's backstops end it: its tasks (processes + 64 threads) or its memory (64 MB)
-        assert (forked and forked[0] < 100) or "stopped: it used more than 64 MB" in ran.stderr, \
-            (ran.stdout[-500:], ran.stderr)
+        assert (forked and forked[0] < 100) or "stopped: it used more than 64 MB" in ran.stderr, (
+            ran.stdout[-500:],
+            ran.stderr,
+        )
     finally:
         left = subprocess.run(["pgrep", "-x", marker], capture_output=True, text=True).stdout
         for pid in left.split():  # only what this test started (its marker), by pid
@@ -171,10 +202,19 @@ def _read_until(fd: int, wanted: str, seconds: float = 60) -> str:
 def test_a_confined_submission_plays_on_a_terminal(tmp_path: Path) -> None:
     """On a real terminal (a pty): the prompt comes before the move is typed, the answer after."""
     main_fd, terminal = os.openpty()
-    command = [sys.executable, "-m", "grader", "run", "bitgrid", "play", "--submission",
-               str(_submission(tmp_path / "sub", ""))]
-    child = subprocess.Popen(command, stdin=terminal, stdout=terminal, stderr=terminal,
-                             cwd=project_root(), start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        "run",
+        "bitgrid",
+        "play",
+        "--submission",
+        str(_submission(tmp_path / "sub", "")),
+    ]
+    child = subprocess.Popen(
+        command, stdin=terminal, stdout=terminal, stderr=terminal, cwd=project_root(), start_new_session=True
+    )
     os.close(terminal)
     try:
         assert "X to move" in _read_until(main_fd, "X to move")
@@ -207,7 +247,8 @@ class _RefusingCgroup:
 
 @pytest.mark.bwrap
 def test_a_run_that_cannot_enter_its_cgroup_does_not_start(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
     from grader.cli import main
     from grader.run import interactive
 

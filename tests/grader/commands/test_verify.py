@@ -31,22 +31,23 @@ def test_suite_verifies(exercise: str) -> None:
 
 def _write_mutant(project: Path, verdict: str, name: str, header: str, mutated: str) -> None:
     original = (project / "reference" / "toy" / "toy.py").read_text()
-    diff = difflib.unified_diff(original.splitlines(keepends=True),
-                                mutated.splitlines(keepends=True), "a/toy.py", "b/toy.py")
+    diff = difflib.unified_diff(
+        original.splitlines(keepends=True), mutated.splitlines(keepends=True), "a/toy.py", "b/toy.py"
+    )
     folder = project / "fixtures" / "toy" / "mutants" / verdict
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}.diff").write_text(header + "".join(diff))
 
 
 def test_verify_proves_a_student_like_mutant_loses_only_its_own_question(
-        grade_toy: Build, project: Path) -> None:
+    grade_toy: Build, project: Path
+) -> None:
     grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
     (project / "exercises" / "toy" / "toy.py").write_text(
-        "def mask(i):\n    raise NotImplementedError\n\n\n"
-        "def read(bits, i):\n    raise NotImplementedError\n")
+        "def mask(i):\n    raise NotImplementedError\n\n\ndef read(bits, i):\n    raise NotImplementedError\n"
+    )
     wrong_mask = HELPED_REFERENCE.replace("1 << i", "1 << (i + 1)")
-    _write_mutant(project, "WA", "mask-off-by-one", "mask shifts one too far.\ntests: mask\n",
-                  wrong_mask)
+    _write_mutant(project, "WA", "mask-off-by-one", "mask shifts one too far.\ntests: mask\n", wrong_mask)
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
     assert outcome.ok, outcome.problems.lines()
     assert outcome.lost == {"WA/mask-off-by-one": ["mask"]}
@@ -59,51 +60,67 @@ def test_verify_proves_a_student_like_mutant_loses_only_its_own_question(
     assert per_question(outcome) == ["mask: WA/mask-off-by-one (also loses read)"]
 
 
-QUESTIONED_SUITE = HELPED_SUITE.replace(
-    "tests:\n", "questions: [{id: q-mask, title: mask}, {id: q-read, title: read}]\ntests:\n"
-).replace("    call: toy.mask\n", "    question: q-mask\n    call: toy.mask\n"
-).replace("    call: toy.read\n", "    question: q-read\n    call: toy.read\n"
-).replace("{toy.mask: mask}", "{toy.mask: q-mask}")
+QUESTIONED_SUITE = (
+    HELPED_SUITE.replace(
+        "tests:\n", "questions: [{id: q-mask, title: mask}, {id: q-read, title: read}]\ntests:\n"
+    )
+    .replace("    call: toy.mask\n", "    question: q-mask\n    call: toy.mask\n")
+    .replace("    call: toy.read\n", "    question: q-read\n    call: toy.read\n")
+    .replace("{toy.mask: mask}", "{toy.mask: q-mask}")
+)
 
 
 def test_verify_reports_each_mutant_by_its_question(grade_toy: Build, project: Path) -> None:
     grade_toy(QUESTIONED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
     (project / "exercises" / "toy" / "toy.py").write_text(
-        "def mask(i):\n    raise NotImplementedError\n\n\n"
-        "def read(bits, i):\n    raise NotImplementedError\n")
-    _write_mutant(project, "WA", "mask-off-by-one", "mask shifts one too far.\nquestion: q-mask\n",
-                  HELPED_REFERENCE.replace("1 << i", "1 << (i + 1)"))
+        "def mask(i):\n    raise NotImplementedError\n\n\ndef read(bits, i):\n    raise NotImplementedError\n"
+    )
+    _write_mutant(
+        project,
+        "WA",
+        "mask-off-by-one",
+        "mask shifts one too far.\nquestion: q-mask\n",
+        HELPED_REFERENCE.replace("1 << i", "1 << (i + 1)"),
+    )
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
     assert outcome.ok, outcome.problems.lines()
     assert [loss.describe() for loss in outcome.losses] == ["WA/mask-off-by-one (only its own)"]
 
-    load_suite("toy").path.write_text(QUESTIONED_SUITE.replace(
-        "    reference_helpers: {toy.mask: q-mask}\n", ""))
+    load_suite("toy").path.write_text(
+        QUESTIONED_SUITE.replace("    reference_helpers: {toy.mask: q-mask}\n", "")
+    )
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
-    assert "mutant WA/mask-off-by-one (question q-mask) also loses question q-read: read" \
+    assert (
+        "mutant WA/mask-off-by-one (question q-mask) also loses question q-read: read"
         in outcome.problems.messages()
+    )
     assert outcome.losses[0].describe() == "WA/mask-off-by-one (ALSO LOSES q-read: read)"
 
 
 def test_verify_names_a_helper_the_reference_does_not_define(grade_toy: Build, project: Path) -> None:
     grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
     (project / "reference" / "toy" / "toy.py").write_text(
-        HELPED_REFERENCE.replace("def mask(i: int) -> int:\n    return 1 << i\n", "mask = None\n"))
+        HELPED_REFERENCE.replace("def mask(i: int) -> int:\n    return 1 << i\n", "mask = None\n")
+    )
     problems = static_problems(load_suite("toy"))
-    assert any("defines no top-level function 'mask'" in p for p in problems.messages()), \
-        problems.lines()
+    assert any("defines no top-level function 'mask'" in p for p in problems.messages()), problems.lines()
 
 
-def test_verify_prints_why_a_test_got_je(grade_toy: Build, project: Path,
-                                         monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_prints_why_a_test_got_je(
+    grade_toy: Build, project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A JE under load is diagnosed from verify's output alone: each JE comes with its reason."""
     grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
     (project / "exercises" / "toy" / "toy.py").write_text(
-        "def mask(i):\n    raise NotImplementedError\n\n\n"
-        "def read(bits, i):\n    raise NotImplementedError\n")
-    _write_mutant(project, "WA", "mask-off-by-one", "mask shifts one too far.\ntests: mask\n",
-                  HELPED_REFERENCE.replace("1 << i", "1 << (i + 1)"))
+        "def mask(i):\n    raise NotImplementedError\n\n\ndef read(bits, i):\n    raise NotImplementedError\n"
+    )
+    _write_mutant(
+        project,
+        "WA",
+        "mask-off-by-one",
+        "mask shifts one too far.\ntests: mask\n",
+        HELPED_REFERENCE.replace("1 << i", "1 << (i + 1)"),
+    )
     real_grade = verify_command.grade
 
     def grade_with_a_stall(*args: Any, **kwargs: Any) -> GradeReport:
@@ -128,8 +145,8 @@ def test_verify_grades_a_whole_solution_alone(grade_toy: Build, project: Path) -
     """fixtures/NAME/solutions/SOLUTION/ must get AC everywhere, graded without the reference."""
     grade_toy(HELPED_SUITE, HELPED_REFERENCE, HELPED_REFERENCE)
     (project / "exercises" / "toy" / "toy.py").write_text(
-        "def mask(i):\n    raise NotImplementedError\n\n\n"
-        "def read(bits, i):\n    raise NotImplementedError\n")
+        "def mask(i):\n    raise NotImplementedError\n\n\ndef read(bits, i):\n    raise NotImplementedError\n"
+    )
     folder = project / "fixtures" / "toy" / "solutions" / "powers"
     folder.mkdir(parents=True)
     (folder / "README.md").write_text("Right, with powers of two instead of shifts.\n")
@@ -144,8 +161,10 @@ def test_verify_grades_a_whole_solution_alone(grade_toy: Build, project: Path) -
 
     (folder / "toy.py").rename(folder / "toy_module.py")  # not the file students submit
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
-    assert any(message.startswith("accepted submission AC/powers gets CE on ")
-               for message in outcome.problems.messages()), outcome.problems.lines()
+    assert any(
+        message.startswith("accepted submission AC/powers gets CE on ")
+        for message in outcome.problems.messages()
+    ), outcome.problems.lines()
 
 
 HELPED_REFERENCE = """\

@@ -106,12 +106,12 @@ def test_failing_both_ways_keeps_the_own_codes_verdict_and_says_so(grade_toy: Bu
     assert "With the reference's toy.Table it fails as well (WA)" in report.results[0].message
 
 
-def test_a_swap_the_students_code_cannot_run_under_is_not_what_is_judged(
-        grade_toy: Build) -> None:
+def test_a_swap_the_students_code_cannot_run_under_is_not_what_is_judged(grade_toy: Build) -> None:
     """Own internals plus a wrong table: the reference's table has no `_cells`, so the second run
     is an RTE; the verdict stays the one of the student's own code, and the message says both."""
-    student = OWN_INTERNALS.replace("self._cells = list(cells)",
-                                    "self._cells = list(cells[1:]) + list(cells[:1])")
+    student = OWN_INTERNALS.replace(
+        "self._cells = list(cells)", "self._cells = list(cells[1:]) + list(cells[:1])"
+    )
     report = grade_toy(SUITE, REFERENCE, student)
     best = report.results[0]
     assert best.verdict is Verdict.WA, best.message
@@ -139,15 +139,18 @@ def test_a_passing_test_runs_once(grade_toy: Build, monkeypatch: pytest.MonkeyPa
     assert sorted(runs) == [("best", ()), ("best", ("toy.Table",)), ("cells", ())]
 
 
-INTEGRATION_SUITE = SUITE.replace(
-    "  - {id: table, title: Table}\n",
-    "  - {id: table, title: Table}\n  - {id: program, title: Program, integration: true}\n"
-) + """\
+INTEGRATION_SUITE = (
+    SUITE.replace(
+        "  - {id: table, title: Table}\n",
+        "  - {id: table, title: Table}\n  - {id: program, title: Program, integration: true}\n",
+    )
+    + """\
   - name: whole-program
     question: program
     given: []
     transcript: {driver: play, expected: play.out.txt}
 """.replace("    given: []\n", "")
+)
 
 PLAY = """\
 import toy
@@ -162,69 +165,74 @@ def with_driver(suite: str) -> str:
 
 
 def test_a_whole_program_never_charges_a_bug_its_question_charged(grade_toy: Build) -> None:
-    report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, WRONG_TABLE,
-                       given={"play.py": PLAY})
-    assert verdicts(report) == {"best": Verdict.AC, "cells": Verdict.WA,
-                                "whole-program": Verdict.AC}
+    report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, WRONG_TABLE, given={"play.py": PLAY})
+    assert verdicts(report) == {"best": Verdict.AC, "cells": Verdict.WA, "whole-program": Verdict.AC}
     assert "Fix question 'table' first" in report.results[2].message
 
 
 def test_a_whole_program_charges_a_bug_no_question_saw(grade_toy: Build) -> None:
-    no_size = REFERENCE.replace("return len(self.values)", "return len(self.values) + 1") \
-        .replace("range(table.size())", "range(len(table.values))")
-    report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, no_size,
-                       given={"play.py": PLAY})
-    assert verdicts(report) == {"best": Verdict.AC, "cells": Verdict.AC,
-                                "whole-program": Verdict.WA}
+    no_size = REFERENCE.replace("return len(self.values)", "return len(self.values) + 1").replace(
+        "range(table.size())", "range(len(table.values))"
+    )
+    report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, no_size, given={"play.py": PLAY})
+    assert verdicts(report) == {"best": Verdict.AC, "cells": Verdict.AC, "whole-program": Verdict.WA}
 
 
 def test_a_stubs_whole_program_is_not_forgiven(grade_toy: Build) -> None:
-    stub = "class Table:\n    def __init__(self, cells):\n        raise NotImplementedError\n\n" \
-        "    def cell(self, i):\n        raise NotImplementedError\n\n" \
+    stub = (
+        "class Table:\n    def __init__(self, cells):\n        raise NotImplementedError\n\n"
+        "    def cell(self, i):\n        raise NotImplementedError\n\n"
         "def best(table):\n    raise NotImplementedError\n"
+    )
     report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, stub, given={"play.py": PLAY})
-    assert verdicts(report) == {"best": Verdict.NI, "cells": Verdict.NI,
-                                "whole-program": Verdict.NI}
+    assert verdicts(report) == {"best": Verdict.NI, "cells": Verdict.NI, "whole-program": Verdict.NI}
 
 
 def test_a_whole_program_forgives_one_questions_bug_not_two(grade_toy: Build) -> None:
     """A stub with one function done must not earn the whole program's points: with two
     questions failing, the program's failure stands."""
-    two_wrong = WRONG_TABLE.replace("return max(range(table.size()), key=table.cell)",
-                                    "return 0")
-    report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, two_wrong,
-                       given={"play.py": PLAY})
-    assert verdicts(report) == {"best": Verdict.WA, "cells": Verdict.WA,
-                                "whole-program": Verdict.WA}
+    two_wrong = WRONG_TABLE.replace("return max(range(table.size()), key=table.cell)", "return 0")
+    report = grade_toy(with_driver(INTEGRATION_SUITE), REFERENCE, two_wrong, given={"play.py": PLAY})
+    assert verdicts(report) == {"best": Verdict.WA, "cells": Verdict.WA, "whole-program": Verdict.WA}
 
 
 def test_nothing_of_the_second_run_reaches_the_student(grade_toy: Build) -> None:
     """The second run holds the reference's code: a submission that prints it, returns it or
     raises it there shows none of it, passing or failing."""
-    leaky = OWN_INTERNALS.replace("return self._cells[i]", "return -self._cells[i]").replace(
-        "def best(table):\n    cells = table._cells\n    return cells.index(max(cells))\n",
-        REFERENCE[REFERENCE.index("def best"):]).replace("def best(table):\n", """def best(table):
+    leaky = (
+        OWN_INTERNALS.replace("return self._cells[i]", "return -self._cells[i]")
+        .replace(
+            "def best(table):\n    cells = table._cells\n    return cells.index(max(cells))\n",
+            REFERENCE[REFERENCE.index("def best") :],
+        )
+        .replace(
+            "def best(table):\n",
+            """def best(table):
     if hasattr(table, "values"):  # the reference's Table: carry it out any way it can
         print("LEAKED-BY-PRINT", sorted(vars(type(table))))
         raise ValueError("LEAKED-BY-RAISE " + repr(sorted(vars(type(table)))))
-""")
+""",
+        )
+    )
     report = grade_toy(SUITE, REFERENCE, leaky)
     best = report.results[0]
     assert best.verdict is Verdict.WA, (best.message, best.stdout)
     shown = results_json(report)["tests"][0]["output"] + (best.stdout or "") + best.message
     assert "LEAKED" not in shown and "it fails as well (RTE)" in shown
-    honest_printer = WRONG_TABLE.replace("def best(table):\n", """def best(table):
+    honest_printer = WRONG_TABLE.replace(
+        "def best(table):\n",
+        """def best(table):
     if table.cell(1) == 9:  # the reference's Table (the student's negates)
         print("LEAKED-BY-PRINT", sorted(vars(type(table))))
-""")
+""",
+    )
     report = grade_toy(SUITE, REFERENCE, honest_printer)
     best = report.results[0]
     assert best.verdict is Verdict.AC and "Passed with the reference's toy.Table" in best.message
     assert "LEAKED" not in results_json(report)["tests"][0]["output"] + (best.stdout or "")
 
 
-def test_a_regrade_of_one_test_blames_as_the_full_grading_did(grade_toy: Build,
-                                                             project: Any) -> None:
+def test_a_regrade_of_one_test_blames_as_the_full_grading_did(grade_toy: Build, project: Any) -> None:
     """The table's `size` is wrong, which its own test does not see: the full grading charges
     `best`. A regrade of `best` alone, given the last grading's verdicts, does the same (without
     them the table's question is ungraded, so suspect, and `best` would be forgiven)."""
@@ -235,8 +243,7 @@ def test_a_regrade_of_one_test_blames_as_the_full_grading_did(grade_toy: Build,
     full = grade_toy(SUITE, REFERENCE, undetected)
     assert verdicts(full) == {"best": Verdict.WA, "cells": Verdict.AC}
     prior = {result.name: result.verdict.value for result in full.results}
-    again = grade(load_suite("toy"), project / "student", names=["best"], sandbox="process",
-                  prior=prior)
+    again = grade(load_suite("toy"), project / "student", names=["best"], sandbox="process", prior=prior)
     assert verdicts(again) == {"best": Verdict.WA}
     blind = grade(load_suite("toy"), project / "student", names=["best"], sandbox="process")
     assert verdicts(blind) == {"best": Verdict.AC}

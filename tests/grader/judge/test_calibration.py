@@ -38,8 +38,7 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache / "calibration.json"
 
 
-def test_relative_limit_rejects_a_much_slower_solution(grade_toy: Build,
-                                                       private_cache: Path) -> None:
+def test_relative_limit_rejects_a_much_slower_solution(grade_toy: Build, private_cache: Path) -> None:
     report = grade_toy(SUITE, REFERENCE, SLOW)
     (result,) = report.results
     assert result.verdict.value == "TLE", result.message
@@ -49,8 +48,7 @@ def test_relative_limit_rejects_a_much_slower_solution(grade_toy: Build,
     assert note.startswith("cpu 3x of the reference's") and "(floor 0.2 s)" in note
 
 
-def test_calibration_is_cached_per_machine_and_reference(grade_toy: Build,
-                                                         private_cache: Path) -> None:
+def test_calibration_is_cached_per_machine_and_reference(grade_toy: Build, private_cache: Path) -> None:
     first = grade_toy(SUITE, REFERENCE, REFERENCE)
     assert first.results[0].verdict.value == "AC"
     cached = private_cache.read_text()

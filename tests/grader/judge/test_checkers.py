@@ -23,7 +23,7 @@ tests:
     checker: checks:{function}
 """
 
-CHECKS = '''\
+CHECKS = """\
 import os
 
 PLAIN = (type(None), bool, int, float, str, list, dict)
@@ -73,15 +73,16 @@ def inspects(case, answer):
     depth = kinds(answer)
     size = len(answer) if type(answer) is str else 0
     return "WA", f"plain, depth {depth}, {size} chars \\x1b[2J\\u202e" + "!" * 5000
-'''
+"""
 
 REFERENCE = "def best(values):\n    return values.index(max(values))\n"
 LAST_OF_EQUALS = "def best(values):\n    return len(values) - 1 - values[::-1].index(max(values))\n"
 
 
 def grade_with(grade_toy: Build, function: str, student: str, suite: str = SUITE) -> TestResult:
-    return grade_toy(suite.format(function=function), REFERENCE, student,
-                     inputs={"checks.py": CHECKS}).results[0]
+    return grade_toy(
+        suite.format(function=function), REFERENCE, student, inputs={"checks.py": CHECKS}
+    ).results[0]
 
 
 def test_a_right_answer_other_than_the_references_is_accepted(grade_toy: Build) -> None:
@@ -101,11 +102,14 @@ def test_an_answer_that_is_not_an_index_is_the_checkers_wa(grade_toy: Build) -> 
     assert "[1] is not an index of [3, 7, 7, 1]" in result.message
 
 
-@pytest.mark.parametrize(("function", "why"), [
-    ("raises", "raised KeyError: 'the author forgot a case'"),
-    ("says_maybe", "returned ('maybe', 'no idea'), not (verdict, message)"),
-    ("no_message", "returned ('AC', None), not (verdict, message)"),
-])
+@pytest.mark.parametrize(
+    ("function", "why"),
+    [
+        ("raises", "raised KeyError: 'the author forgot a case'"),
+        ("says_maybe", "returned ('maybe', 'no idea'), not (verdict, message)"),
+        ("no_message", "returned ('AC', None), not (verdict, message)"),
+    ],
+)
 def test_a_checker_that_fails_is_je_naming_it(grade_toy: Build, function: str, why: str) -> None:
     result = grade_with(grade_toy, function, REFERENCE)
     assert result.verdict is Verdict.JE
@@ -127,17 +131,25 @@ def test_the_checker_runs_in_the_grader_not_in_the_test(grade_toy: Build) -> Non
     assert result.message.endswith(f"pid {os.getpid()}")
 
 
-@pytest.mark.parametrize(("student", "seen"), [
-    ("def best(values):\n    return 'x\\x1b[2J' * 50_000\n", "plain, depth 0, 250000 chars"),
-    ("def best(values):\n    nested = 1\n"
-     "    for _ in range(90):\n        nested = [0, {'k': nested}]\n    return nested\n",
-     "plain, depth 180, 0 chars"),
-    ("def best(values):\n    class Evil(str):\n        def __eq__(self, other):\n"
-     "            return True\n    return {'a': Evil('b'), 'c': (1, 2.5, None)}\n",
-     "plain, depth 2, 0 chars"),
-])
-def test_a_hostile_answer_reaches_the_checker_as_plain_data(grade_toy: Build, student: str,
-                                                            seen: str) -> None:
+@pytest.mark.parametrize(
+    ("student", "seen"),
+    [
+        ("def best(values):\n    return 'x\\x1b[2J' * 50_000\n", "plain, depth 0, 250000 chars"),
+        (
+            "def best(values):\n    nested = 1\n"
+            "    for _ in range(90):\n        nested = [0, {'k': nested}]\n    return nested\n",
+            "plain, depth 180, 0 chars",
+        ),
+        (
+            "def best(values):\n    class Evil(str):\n        def __eq__(self, other):\n"
+            "            return True\n    return {'a': Evil('b'), 'c': (1, 2.5, None)}\n",
+            "plain, depth 2, 0 chars",
+        ),
+    ],
+)
+def test_a_hostile_answer_reaches_the_checker_as_plain_data(
+    grade_toy: Build, student: str, seen: str
+) -> None:
     result = grade_with(grade_toy, "inspects", student)
     assert result.verdict is Verdict.WA, result.message
     assert seen in result.message
@@ -163,8 +175,9 @@ def test_beside_compare_the_recorded_answer_must_match_too(grade_toy: Build) -> 
 def _toy(project: Path, suite: str, checks: str | None) -> list[str]:
     for part in ("exercises", "reference", "fixtures"):
         (project / part / "toy").mkdir(parents=True, exist_ok=True)
-    (project / "exercises" / "toy" / "toy.py").write_text("def best(values):\n    raise "
-                                                          "NotImplementedError\n")
+    (project / "exercises" / "toy" / "toy.py").write_text(
+        "def best(values):\n    raise NotImplementedError\n"
+    )
     (project / "reference" / "toy" / "toy.py").write_text(REFERENCE)
     (project / "fixtures" / "toy" / "suite.yaml").write_text(suite)
     if checks is not None:
@@ -172,13 +185,15 @@ def _toy(project: Path, suite: str, checks: str | None) -> list[str]:
     return static_problems(load_suite("toy")).messages()
 
 
-@pytest.mark.parametrize(("checks", "problem"), [
-    (None, "there is no "),
-    ("def other(case, answer):\n    return 'AC', ''\n", "has no function 'any_largest'"),
-    ("raise ImportError('broken')\n", "checks.py does not load: ImportError: broken"),
-])
-def test_a_missing_checker_is_one_located_error(project: Path, checks: str | None,
-                                                problem: str) -> None:
+@pytest.mark.parametrize(
+    ("checks", "problem"),
+    [
+        (None, "there is no "),
+        ("def other(case, answer):\n    return 'AC', ''\n", "has no function 'any_largest'"),
+        ("raise ImportError('broken')\n", "checks.py does not load: ImportError: broken"),
+    ],
+)
+def test_a_missing_checker_is_one_located_error(project: Path, checks: str | None, problem: str) -> None:
     messages = _toy(project, SUITE.format(function="any_largest"), checks)
     assert len(messages) == 1, messages
     suite = project / "fixtures" / "toy" / "suite.yaml"
@@ -187,7 +202,8 @@ def test_a_missing_checker_is_one_located_error(project: Path, checks: str | Non
 
 
 def test_a_checker_that_is_not_module_function_is_refused_at_load(project: Path) -> None:
-    from grader.suite.schema import SuiteError
+    from grader.suite.model import SuiteError
+
     with pytest.raises(SuiteError, match=r"suite.yaml:7: .*checker.*MODULE:FUNCTION"):
         _toy(project, SUITE.format(function="any largest"), CHECKS)
 
@@ -235,8 +251,10 @@ def test_a_changed_checker_changes_the_suites_fingerprint(project: Path) -> None
 
 
 def test_an_answer_nested_too_deeply_never_reaches_the_checker(grade_toy: Build) -> None:
-    student = ("def best(values):\n    nested = 1\n    for _ in range(5000):\n"
-               "        nested = [nested]\n    return nested\n")
+    student = (
+        "def best(values):\n    nested = 1\n    for _ in range(5000):\n"
+        "        nested = [nested]\n    return nested\n"
+    )
     result = grade_with(grade_toy, "inspects", student)
     assert result.verdict in (Verdict.WA, Verdict.RTE), result.message
     assert "plain, depth" not in result.message
@@ -257,10 +275,8 @@ tests:
 """
 
 
-@pytest.mark.parametrize(("numbers", "verdict"), [("[3, 7, 7, 1]", Verdict.AC),
-                                                  ("[3, 7]", Verdict.WA)])
-def test_a_step_checker_sits_beside_recorded_steps(grade_toy: Build, numbers: str,
-                                                   verdict: Verdict) -> None:
+@pytest.mark.parametrize(("numbers", "verdict"), [("[3, 7, 7, 1]", Verdict.AC), ("[3, 7]", Verdict.WA)])
+def test_a_step_checker_sits_beside_recorded_steps(grade_toy: Build, numbers: str, verdict: Verdict) -> None:
     reference = REFERENCE + "\n\ndef numbers():\n    return [3, 7, 7, 1]\n"
     student = LAST_OF_EQUALS + f"\n\ndef numbers():\n    return {numbers}\n"
     report = grade_toy(STEPS_SUITE, reference, student, inputs={"checks.py": CHECKS})

@@ -121,10 +121,14 @@ CASES: list[tuple[str, Any, Any, float, bool]] = [
 ]
 
 
-@pytest.mark.parametrize(("comparator", "got", "expected", "tolerance", "accepted"), CASES,
-                         ids=[f"{c}-{i}" for i, (c, *_rest) in enumerate(CASES)])
-def test_a_comparator_accepts_exactly_what_it_says(comparator: str, got: Any, expected: Any,
-                                                   tolerance: float, accepted: bool) -> None:
+@pytest.mark.parametrize(
+    ("comparator", "got", "expected", "tolerance", "accepted"),
+    CASES,
+    ids=[f"{c}-{i}" for i, (c, *_rest) in enumerate(CASES)],
+)
+def test_a_comparator_accepts_exactly_what_it_says(
+    comparator: str, got: Any, expected: Any, tolerance: float, accepted: bool
+) -> None:
     assert matches(comparator, got, expected, tolerance) is accepted
 
 
@@ -153,9 +157,26 @@ def _nested_dicts(depth: int, leaf: Any) -> Any:
 
 
 HOSTILE_VALUES: list[Any] = [
-    10**400, -(10**400), 10**4000, NAN, INF, -INF, 1e308, True, None, "x" * 10_000,
-    _nested(5000, 1), _nested(5000, 10**400), _nested_dicts(5000, 1.0), {"$set": [1, 2]},
-    {"$dict": [[1, 2]]}, [10**400, NAN, {"a": [INF]}], (1, 2), {1, 2}, b"bytes", 1 + 2j,
+    10**400,
+    -(10**400),
+    10**4000,
+    NAN,
+    INF,
+    -INF,
+    1e308,
+    True,
+    None,
+    "x" * 10_000,
+    _nested(5000, 1),
+    _nested(5000, 10**400),
+    _nested_dicts(5000, 1.0),
+    {"$set": [1, 2]},
+    {"$dict": [[1, 2]]},
+    [10**400, NAN, {"a": [INF]}],
+    (1, 2),
+    {1, 2},
+    b"bytes",
+    1 + 2j,
     object(),
 ]
 

@@ -23,7 +23,8 @@ REFERENCE = "def answer(n):\n    return 2 * n\n"
 
 
 def test_an_exception_without_a_message_is_a_je_that_names_it(
-        grade_toy: Build, monkeypatch: pytest.MonkeyPatch) -> None:
+    grade_toy: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
     grade_toy(SUITE, REFERENCE, REFERENCE)  # recorded, and it passes
 
     def broken(self: Grader, test: Spec, swapped: object = ()) -> Any:
@@ -32,7 +33,8 @@ def test_an_exception_without_a_message_is_a_je_that_names_it(
     monkeypatch.setattr(Grader, "grade_test", broken)
     report = grade_toy(SUITE, REFERENCE, REFERENCE)
     assert [(r.verdict, r.message) for r in report.results] == [
-        (Verdict.JE, "the grader failed: RuntimeError")]
+        (Verdict.JE, "the grader failed: RuntimeError")
+    ]
 
 
 def test_a_je_never_goes_out_without_a_reason() -> None:

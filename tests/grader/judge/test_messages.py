@@ -57,9 +57,10 @@ def test_a_time_limit_names_the_call_that_ran_too_long(grade_toy: Build) -> None
     assert result.message.endswith("while running toy.slow(5)"), result.message
 
 
-DRIVER = {"play.py": "import sys\nimport toy\n\n"
-                     "print(sys.stdin.read().strip(), toy.slow(int(sys.argv[1])))\n",
-          **GIVEN_HELPER}
+DRIVER = {
+    "play.py": "import sys\nimport toy\n\nprint(sys.stdin.read().strip(), toy.slow(int(sys.argv[1])))\n",
+    **GIVEN_HELPER,
+}
 TRANSCRIPT_SUITE = """\
 exercise: toy
 submit: [toy.py]
@@ -73,8 +74,7 @@ tests:
 
 def test_a_time_limit_names_the_driver_run(grade_toy: Build) -> None:
     endless = REFERENCE.replace("    return n\n", "    while True:\n        n += 1\n")
-    report = grade_toy(TRANSCRIPT_SUITE, REFERENCE, endless, given=DRIVER,
-                       inputs={"moves.txt": "a b\n"})
+    report = grade_toy(TRANSCRIPT_SUITE, REFERENCE, endless, given=DRIVER, inputs={"moves.txt": "a b\n"})
     result = report.results[0]
     assert result.verdict is Verdict.TLE
     assert result.message.endswith("while running play 7 < moves.txt"), result.message
@@ -82,8 +82,7 @@ def test_a_time_limit_names_the_driver_run(grade_toy: Build) -> None:
 
 def test_a_wrong_transcript_names_the_driver_its_arguments_and_stdin(grade_toy: Build) -> None:
     off_by_one = REFERENCE.replace("    return n\n", "    return n + 1\n")
-    report = grade_toy(TRANSCRIPT_SUITE, REFERENCE, off_by_one, given=DRIVER,
-                       inputs={"moves.txt": "a b\n"})
+    report = grade_toy(TRANSCRIPT_SUITE, REFERENCE, off_by_one, given=DRIVER, inputs={"moves.txt": "a b\n"})
     result = report.results[0]
     assert result.verdict is Verdict.WA
     assert result.message.startswith("play 7 < moves.txt: the output differs"), result.message
@@ -117,14 +116,16 @@ def test_not_implemented_names_the_function_and_file_that_raised(grade_toy: Buil
         call: toy.uses_helper
         cases: [[]]
     """
-    unfinished = REFERENCE.replace("    return helper.twice(2)\n",
-                                   "    return _table_lookup()\n\n\ndef _table_lookup():\n"
-                                   "    raise NotImplementedError\n")
+    unfinished = REFERENCE.replace(
+        "    return helper.twice(2)\n",
+        "    return _table_lookup()\n\n\ndef _table_lookup():\n    raise NotImplementedError\n",
+    )
     report = grade_toy(suite, REFERENCE, unfinished, given=GIVEN_HELPER)
     result = report.results[0]
     assert result.verdict is Verdict.NI
-    assert result.message == ("toy.uses_helper(): not implemented yet (toy.py, in _table_lookup "
-                              "raises NotImplementedError)"), result.message
+    assert result.message == (
+        "toy.uses_helper(): not implemented yet (toy.py, in _table_lookup raises NotImplementedError)"
+    ), result.message
 
 
 def test_a_huge_exception_type_name_is_cut_in_every_report(grade_toy: Build) -> None:
@@ -137,8 +138,9 @@ def test_a_huge_exception_type_name_is_cut_in_every_report(grade_toy: Build) -> 
         call: toy.quick
         cases: [[]]
     """
-    raising = REFERENCE.replace("    return 1\n",
-                                "    raise type('E' * 1_000_000, (Exception,), {})('boom')\n")
+    raising = REFERENCE.replace(
+        "    return 1\n", "    raise type('E' * 1_000_000, (Exception,), {})('boom')\n"
+    )
     report = grade_toy(suite, REFERENCE, raising, given=GIVEN_HELPER)
     result = report.results[0]
     assert result.verdict is Verdict.RTE

@@ -18,7 +18,7 @@ from grader.judge.grade import grade
 from grader.judge.mutants import applied, mutants_of
 from grader.judge.verdicts import Verdict
 from grader.suite.load import load_suite
-from grader.suite.schema import SuiteError
+from grader.suite.model import SuiteError
 
 DIFF = "--- a/toy.py\n+++ b/toy.py\n@@ -1,2 +1,2 @@\n def answer(n):\n-    return n\n+    return n + 1\n"
 
@@ -35,22 +35,29 @@ def _toy(project: Path, verdict: str, text: str) -> Exercise:
 def test_a_mutant_is_its_reference_patched(project: Path) -> None:
     exercise = _toy(project, "WA", "answer is one too many.\ntests: call\n" + DIFF)
     (mutant,) = mutants_of(exercise, {"call", "other"})
-    assert (mutant.name, mutant.summary, mutant.failing_tests) == \
-        ("WA/plus-one", "answer is one too many.", ["call"])
+    assert (mutant.name, mutant.summary, mutant.failing_tests) == (
+        "WA/plus-one",
+        "answer is one too many.",
+        ["call"],
+    )
     with applied(mutant, exercise.reference) as folder:
         assert (folder / "toy.py").read_text() == "def answer(n):\n    return n + 1\n"
     assert (exercise.reference / "toy.py").read_text() == "def answer(n):\n    return n\n"
 
 
-@pytest.mark.parametrize(("verdict", "text", "problem"), [
-    ("WA", DIFF, "the first line must say what is wrong"),
-    ("WA", "tests: call\n" + DIFF, "the first line must say what is wrong"),
-    ("WA", "Off by one.\n", "no unified diff"),
-    ("WA", "Off by one.\ntests: nosuch\n" + DIFF, "no test named nosuch"),
-    ("WRONG", "Off by one.\n" + DIFF, "'WRONG' is not a verdict"),
-])
-def test_a_malformed_mutant_is_one_line_naming_its_file(project: Path, verdict: str, text: str,
-                                                         problem: str) -> None:
+@pytest.mark.parametrize(
+    ("verdict", "text", "problem"),
+    [
+        ("WA", DIFF, "the first line must say what is wrong"),
+        ("WA", "tests: call\n" + DIFF, "the first line must say what is wrong"),
+        ("WA", "Off by one.\n", "no unified diff"),
+        ("WA", "Off by one.\ntests: nosuch\n" + DIFF, "no test named nosuch"),
+        ("WRONG", "Off by one.\n" + DIFF, "'WRONG' is not a verdict"),
+    ],
+)
+def test_a_malformed_mutant_is_one_line_naming_its_file(
+    project: Path, verdict: str, text: str, problem: str
+) -> None:
     exercise = _toy(project, verdict, text)
     with pytest.raises(SuiteError, match=problem) as raised:
         mutants_of(exercise, {"call"})
@@ -84,25 +91,29 @@ def _solution(project: Path, files: dict[str, str]) -> Exercise:
 
 
 def test_a_solution_is_a_whole_folder_of_files(project: Path) -> None:
-    exercise = _solution(project, {"README.md": "Right, written plainly.\nMore.\n",
-                                   "toy.py": "def answer(n):\n    return 0 + n\n"})
+    exercise = _solution(
+        project,
+        {"README.md": "Right, written plainly.\nMore.\n", "toy.py": "def answer(n):\n    return 0 + n\n"},
+    )
     wrong, plain = mutants_of(exercise, {"call"})
-    assert (wrong.name, wrong.whole, plain.name, plain.whole) == \
-        ("WA/plus-one", False, "AC/plain", True)
-    assert (plain.summary, plain.files, plain.verdict) == ("Right, written plainly.", ["toy.py"],
-                                                            Verdict.AC)
+    assert (wrong.name, wrong.whole, plain.name, plain.whole) == ("WA/plus-one", False, "AC/plain", True)
+    assert (plain.summary, plain.files, plain.verdict) == ("Right, written plainly.", ["toy.py"], Verdict.AC)
     with applied(plain, exercise.reference) as folder:
         assert sorted(p.name for p in folder.iterdir()) == ["toy.py"]
         assert (folder / "toy.py").read_text() == "def answer(n):\n    return 0 + n\n"
 
 
-@pytest.mark.parametrize(("files", "problem"), [
-    ({"toy.py": "def answer(n):\n    return n\n"}, "a solution needs a README.md"),
-    ({"README.md": "\n", "toy.py": "x = 1\n"}, "the first line must say how this solution differs"),
-    ({"README.md": "Right.\n"}, "a solution holds the files a student submits; none here"),
-])
-def test_a_malformed_solution_is_one_line_naming_its_folder(project: Path, files: dict[str, str],
-                                                            problem: str) -> None:
+@pytest.mark.parametrize(
+    ("files", "problem"),
+    [
+        ({"toy.py": "def answer(n):\n    return n\n"}, "a solution needs a README.md"),
+        ({"README.md": "\n", "toy.py": "x = 1\n"}, "the first line must say how this solution differs"),
+        ({"README.md": "Right.\n"}, "a solution holds the files a student submits; none here"),
+    ],
+)
+def test_a_malformed_solution_is_one_line_naming_its_folder(
+    project: Path, files: dict[str, str], problem: str
+) -> None:
     exercise = _solution(project, files)
     with pytest.raises(SuiteError, match=problem) as raised:
         mutants_of(exercise, {"call"})
@@ -146,4 +157,3 @@ def test_plain_student_gets_full_marks(exercise: str) -> None:
 @pytest.mark.parametrize("exercise", ["gametree", "boardgame"])
 def test_plain_student_of_a_heavy_suite_gets_full_marks(exercise: str) -> None:
     _full_marks(exercise, "plain-student")
-

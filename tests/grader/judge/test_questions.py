@@ -87,8 +87,7 @@ print("total", total(Counter(int(sys.argv[1])), words))
 
 
 def graded(grade_toy: Build, student: str) -> object:
-    return grade_toy(SUITE, REFERENCE, student, given={"play.py": PLAY},
-                     inputs={"moves.txt": "a b c\n"})
+    return grade_toy(SUITE, REFERENCE, student, given={"play.py": PLAY}, inputs={"moves.txt": "a b c\n"})
 
 
 def test_a_wrong_class_costs_only_its_question_even_in_a_driver_test(grade_toy: Build) -> None:
@@ -112,10 +111,15 @@ def test_points_per_question_in_every_report_format(grade_toy: Build) -> None:
     report = graded(grade_toy, WRONG_COUNTER)
     data = results_json(report)  # type: ignore[arg-type]
     assert data["extra_data"]["questions"] == [
-        {"id": "counter", "title": "Question 1: the counter", "score": 0.0, "max_score": 2.0,
-         "lost": ["counts"]},
-        {"id": "game", "title": "Question 2: the game", "score": 3.0, "max_score": 3.0,
-         "lost": []}]
+        {
+            "id": "counter",
+            "title": "Question 1: the counter",
+            "score": 0.0,
+            "max_score": 2.0,
+            "lost": ["counts"],
+        },
+        {"id": "game", "title": "Question 2: the game", "score": 3.0, "max_score": 3.0, "lost": []},
+    ]
     assert [t["extra_data"]["question"] for t in data["tests"]] == ["counter", "game"]
 
     xml = junit_xml(report)  # type: ignore[arg-type]
@@ -128,13 +132,12 @@ def test_points_per_question_in_every_report_format(grade_toy: Build) -> None:
     assert "Points per question" in terminal
     assert "counter: Question 1: the counter" in terminal and "0/2" in terminal
     assert "counts (WA)" in terminal  # the failed test, with its verdict
-    assert terminal.index("Points per question") < terminal.index("Tests") \
-        < terminal.index("counts: WA")
+    assert terminal.index("Points per question") < terminal.index("Tests") < terminal.index("counts: WA")
 
     attempt = attempt_from_results("ann", {}, "graded", json.loads(json.dumps(data)), "now")
     page = feedback_html("toy", attempt)
-    assert "<tr><td>counter: Question 1: the counter</td><td>0/2</td><td>counts (WA)</td></tr>" \
-        in page
+    assert "<tr><td>counter: Question 1: the counter</td><td>0/2</td><td>counts (WA)</td></tr>" in page
     assert "<tr><td>game: Question 2: the game</td><td>3/3</td><td></td></tr>" in page
-    assert page.index("Points per question") < page.index("<h2>Tests</h2>") \
-        < page.index("<h3>counts: WA</h3>")
+    assert (
+        page.index("Points per question") < page.index("<h2>Tests</h2>") < page.index("<h3>counts: WA</h3>")
+    )

@@ -93,26 +93,33 @@ def test_a_read_that_does_not_need_the_helper_gets_no_advice(grade_toy: Build) -
 
 
 def test_without_the_reference_the_student_helpers_run_and_the_failure_says_why(
-        grade_toy: Build, project: Path) -> None:
+    grade_toy: Build, project: Path
+) -> None:
     grade_toy(SUITE, REFERENCE, WRONG_MASK)
     shutil.rmtree(project / "reference")  # as in a student's handout
     report = grade(load_suite("toy"), project / "student", sandbox="process")
     assert verdicts(report) == {"mask": Verdict.WA, "read": Verdict.WA}
-    assert "This test uses your toy.mask, and question 'mask' fails: fix that first" \
-        in report.results[1].message
+    assert (
+        "This test uses your toy.mask, and question 'mask' fails: fix that first" in report.results[1].message
+    )
 
 
 def test_only_the_named_function_of_the_reference_enters_the_test(grade_toy: Build) -> None:
-    snoop = WRONG_MASK + '''
+    snoop = (
+        WRONG_MASK
+        + """
 
 def code_names():
     import gc
     return sorted({o.__code__.co_name for o in gc.get_objects()
                    if callable(o) and hasattr(o, "__code__")
                    and o.__code__.co_filename.startswith("<reference")})
-'''
-    suite = SUITE + "  - name: snoop\n    call: toy.code_names\n    cases: [[]]\n" \
+"""
+    )
+    suite = (
+        SUITE + "  - name: snoop\n    call: toy.code_names\n    cases: [[]]\n"
         "    reference_helpers: {toy.mask: mask}\n"
+    )
     reference = REFERENCE + "\n\ndef code_names():\n    return ['mask']\n"
     report = grade_toy(suite, reference, snoop)
     assert verdicts(report)["snoop"] is Verdict.AC  # it saw the reference's mask and nothing else
@@ -136,13 +143,15 @@ def modules(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_install_rebinds_other_modules_and_keeps_the_students_names(modules: Path) -> None:
-    (modules / "helped.py").write_text("def lru_cache(x):\n    return 'mine'\n\n"
-                                       "def mask(i):\n    return 0\n")
+    (modules / "helped.py").write_text("def lru_cache(x):\n    return 'mine'\n\ndef mask(i):\n    return 0\n")
     (modules / "user.py").write_text("from helped import mask\n")
     importlib.import_module("user")
-    reference = HelperCode(module="helped", name="mask",
-                           imports="from functools import lru_cache, reduce\n",
-                           source="def mask(i: Bits) -> int:\n    return 1 << i\n")
+    reference = HelperCode(
+        module="helped",
+        name="mask",
+        imports="from functools import lru_cache, reduce\n",
+        source="def mask(i: Bits) -> int:\n    return 1 << i\n",
+    )
     install_helpers([reference], str(modules))
     helped, user = sys.modules["helped"], sys.modules["user"]
     assert helped.mask(3) == 8 and user.mask(3) == 8  # the alias in the other module too

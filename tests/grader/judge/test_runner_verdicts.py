@@ -42,30 +42,41 @@ CASES = {
     "RTE-base-exception": "class Boom(BaseException):\n    pass\ndef answer(n):\n    raise Boom()\n",
     "TLE-loop": "def answer(n):\n    while True:\n        pass\n",
     "TLE-sleep": "import time\ndef answer(n):\n    time.sleep(60)\n",
-    "TLE-threads": ("import threading\ndef spin():\n    while True:\n        pass\n"
-                    "def answer(n):\n    for _ in range(4):\n"
-                    "        threading.Thread(target=spin, daemon=True).start()\n"
-                    "    spin()\n"),
-    "TLE-ignores-sigterm": ("import signal, time\ndef answer(n):\n"
-                            "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                            "    signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
-                            "    while True:\n        pass\n"),
+    "TLE-threads": (
+        "import threading\ndef spin():\n    while True:\n        pass\n"
+        "def answer(n):\n    for _ in range(4):\n"
+        "        threading.Thread(target=spin, daemon=True).start()\n"
+        "    spin()\n"
+    ),
+    "TLE-ignores-sigterm": (
+        "import signal, time\ndef answer(n):\n"
+        "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "    signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+        "    while True:\n        pass\n"
+    ),
     "MLE-spike": "def answer(n):\n    block = bytearray(400 * 1024 * 1024)\n    return len(block)\n",
-    "MLE-short-spike": ("def answer(n):\n    block = bytearray(300 * 1024 * 1024)\n"
-                        "    del block\n    return n * 2\n"),
-    "MLE-slow-leak": ("import time\nhoard = []\ndef answer(n):\n    while True:\n"
-                      "        hoard.append(bytearray(4 * 1024 * 1024))\n        time.sleep(0.005)\n"),
+    "MLE-short-spike": (
+        "def answer(n):\n    block = bytearray(300 * 1024 * 1024)\n    del block\n    return n * 2\n"
+    ),
+    "MLE-slow-leak": (
+        "import time\nhoard = []\ndef answer(n):\n    while True:\n"
+        "        hoard.append(bytearray(4 * 1024 * 1024))\n        time.sleep(0.005)\n"
+    ),
     "OLE": "def answer(n):\n    print('x' * 100000)\n    return n * 2\n",
-    "WA-rigged-eq": ("class Liar(int):\n    def __eq__(self, other):\n        return True\n"
-                     "    __hash__ = int.__hash__\n"
-                     "def answer(n):\n    return Liar(0)\n"),
-    "WA-not-plain": ("class Liar:\n    def __eq__(self, other):\n        return True\n"
-                     "def answer(n):\n    return Liar()\n"),
-    "WA-fake-output": ("def answer(n):\n    print('{\"steps\": [{\"value\": 2}]}')\n"
-                       "    print('AC answer 1/1')\n    return 0\n"),
+    "WA-rigged-eq": (
+        "class Liar(int):\n    def __eq__(self, other):\n        return True\n"
+        "    __hash__ = int.__hash__\n"
+        "def answer(n):\n    return Liar(0)\n"
+    ),
+    "WA-not-plain": (
+        "class Liar:\n    def __eq__(self, other):\n        return True\ndef answer(n):\n    return Liar()\n"
+    ),
+    "WA-fake-output": (
+        'def answer(n):\n    print(\'{"steps": [{"value": 2}]}\')\n'
+        "    print('AC answer 1/1')\n    return 0\n"
+    ),
     "WA-bool-for-int": "def answer(n):\n    return True if n == 1 else 4\n",
-    "RTE-fork": ("import os, time\ndef answer(n):\n    os.fork()\n    time.sleep(1)\n"
-                 "    return n * 2\n"),
+    "RTE-fork": ("import os, time\ndef answer(n):\n    os.fork()\n    time.sleep(1)\n    return n * 2\n"),
 }
 
 

@@ -28,8 +28,7 @@ def difflib_inputs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, 
     seen: list[tuple[int, int]] = []
 
     class Recording(difflib.SequenceMatcher[str]):
-        def __init__(self, isjunk: Any, a: Sequence[str], b: Sequence[str],
-                     autojunk: bool = True) -> None:
+        def __init__(self, isjunk: Any, a: Sequence[str], b: Sequence[str], autojunk: bool = True) -> None:
             seen.extend((len(side), sum(map(len, side))) for side in (a, b))
             super().__init__(isjunk, a, b, autojunk)
 
@@ -51,7 +50,8 @@ def near_miss(expected: list[str], cap_bytes: int) -> str:
 
 
 def test_a_near_miss_at_the_output_cap_gives_difflib_a_bounded_window(
-        difflib_inputs: list[tuple[int, int]]) -> None:
+    difflib_inputs: list[tuple[int, int]],
+) -> None:
     loaded = load_suite("ultimate")
     transcript_tests = [test for test in loaded.suite.tests if test.transcript is not None]
     assert len(transcript_tests) >= 10
@@ -69,7 +69,8 @@ def test_a_near_miss_at_the_output_cap_gives_difflib_a_bounded_window(
 
 
 def test_one_huge_line_is_cut_before_difflib_and_in_the_message(
-        difflib_inputs: list[tuple[int, int]]) -> None:
+    difflib_inputs: list[tuple[int, int]],
+) -> None:
     got = "x" * 256 * 1024
     judgement = judge_transcript(got, 0, "y", 0, Normalize())
     assert judgement.verdict is Verdict.WA and judgement.message.endswith("at line 1")
@@ -83,9 +84,18 @@ def test_an_ordinary_wrong_line_is_shown_where_it_is() -> None:
     got[399] = "move 399: wrong"
     diff = readable_diff(got, expected)
     assert diff.splitlines() == [
-        "--- expected", "+++ your output", "@@ -397,7 +397,7 @@",
-        " move 396: ok", " move 397: ok", " move 398: ok", "-move 399: ok", "+move 399: wrong",
-        " move 400: ok", " move 401: ok", " move 402: ok"]
+        "--- expected",
+        "+++ your output",
+        "@@ -397,7 +397,7 @@",
+        " move 396: ok",
+        " move 397: ok",
+        " move 398: ok",
+        "-move 399: ok",
+        "+move 399: wrong",
+        " move 400: ok",
+        " move 401: ok",
+        " move 402: ok",
+    ]
     judgement = judge_transcript("\n".join(got), 0, "\n".join(expected), 0, Normalize())
     assert judgement.message == "the output differs from the expected transcript at line 400"
 
@@ -101,8 +111,11 @@ def test_a_short_output_and_a_long_one_say_so() -> None:
 
 
 def test_small_diffs_are_difflibs_unified_diff() -> None:
-    for expected, got in [(["a", "b", "c"], ["a", "c"]), ([], ["x"]), (["x"], []),
-                          (list("abcdefghij"), list("abcXefghiYj"))]:
-        whole = "\n".join(difflib.unified_diff(expected, got, "expected", "your output",
-                                               n=3, lineterm=""))
+    for expected, got in [
+        (["a", "b", "c"], ["a", "c"]),
+        ([], ["x"]),
+        (["x"], []),
+        (list("abcdefghij"), list("abcXefghiYj")),
+    ]:
+        whole = "\n".join(difflib.unified_diff(expected, got, "expected", "your output", n=3, lineterm=""))
         assert readable_diff(got, expected) == whole

@@ -21,8 +21,7 @@ def attempt_with_a_hidden_failure() -> Attempt:
 def test_the_student_page_withholds_hidden_texts_and_the_instructor_page_shows_them() -> None:
     attempt = attempt_with_a_hidden_failure()
     student = feedback_html("toy", attempt, frozenset({"game"}))
-    instructor = feedback_html("toy", attempt, frozenset({"game"}),
-                               instructor=True)
+    instructor = feedback_html("toy", attempt, frozenset({"game"}), instructor=True)
     assert SECRET not in student and "game (hidden)" in student
     assert "0/3" in student  # its verdict and points stay
     assert "position(1)" in student  # a visible test's failure text stays

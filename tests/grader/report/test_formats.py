@@ -24,9 +24,25 @@ from tests.grader.report import golden_data as data
 # children it may hold. The schema itself stays with its project.
 ATTRIBUTES = {
     "testsuites": ({"name", "time", "tests", "failures", "errors"}, set()),
-    "testsuite": ({"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp",
-                   "hostname", "id", "package", "file", "log", "url"},
-                  {"name", "tests", "failures", "errors"}),
+    "testsuite": (
+        {
+            "name",
+            "tests",
+            "failures",
+            "errors",
+            "group",
+            "time",
+            "skipped",
+            "timestamp",
+            "hostname",
+            "id",
+            "package",
+            "file",
+            "log",
+            "url",
+        },
+        {"name", "tests", "failures", "errors"},
+    ),
     "properties": (set(), set()),
     "property": ({"name", "value"}, {"name", "value"}),
     "testcase": ({"name", "time", "classname", "group"}, {"name"}),
@@ -52,8 +68,11 @@ def schema_problems(element: ET.Element, path: str = "") -> list[str]:
         return [f"{where}: element not in the schema"]
     problems = [f"{where}: attribute {name}" for name in set(element.attrib) - allowed]
     problems += [f"{where}: lacks {name}" for name in required - set(element.attrib)]
-    if element.tag in {"testsuites", "testsuite"} and "time" in element.attrib and \
-            not SUREFIRE_TIME.fullmatch(element.attrib["time"]):
+    if (
+        element.tag in {"testsuites", "testsuite"}
+        and "time" in element.attrib
+        and not SUREFIRE_TIME.fullmatch(element.attrib["time"])
+    ):
         problems.append(f"{where}: time {element.attrib['time']}")
     if element.tag not in CHILDREN and len(element):
         problems.append(f"{where}: holds elements")
@@ -86,8 +105,9 @@ def test_gradebook_keeps_hostile_text_as_data(tmp_path: Path) -> None:
     with Gradebook(tmp_path / "gradebook.sqlite") as book:
         book.claim("toy")
         for day in (1, 2):
-            attempt = attempt_from_results(student, dict(data.IDENTITY), "graded",
-                                           results_json(report), f"2025-01-0{day}")
+            attempt = attempt_from_results(
+                student, dict(data.IDENTITY), "graded", results_json(report), f"2025-01-0{day}"
+            )
             book.add(attempt)
             report = data.report_of("=cmd|' /C calc'!A0")
         assert list(book.latest()) == [student]
@@ -101,15 +121,26 @@ def test_changes_compare_gradings_of_the_same_submission_only(tmp_path: Path) ->
     """A new submission graded 0 after a right one is not a change; its regrade is."""
     with Gradebook(tmp_path / "gradebook.sqlite") as book:
         book.claim("toy")
-        for day, student, submission in ((1, "ada", "a" * 16), (2, "dee", "b" * 16),
-                                         (3, "ada", "a" * 16)):
-            book.add(attempt_from_results("bob", {**data.IDENTITY, "submission_hash": submission},
-                                          "graded", results_json(data.report_of(student)),
-                                          f"2025-01-0{day}"))
+        for day, student, submission in ((1, "ada", "a" * 16), (2, "dee", "b" * 16), (3, "ada", "a" * 16)):
+            book.add(
+                attempt_from_results(
+                    "bob",
+                    {**data.IDENTITY, "submission_hash": submission},
+                    "graded",
+                    results_json(data.report_of(student)),
+                    f"2025-01-0{day}",
+                )
+            )
         assert changes(book) == []  # 6/6, then another submission 0/6, then the first again
-        book.add(attempt_from_results("bob", {**data.IDENTITY, "submission_hash": "a" * 16},
-                                      "graded", results_json(data.report_of("dee")),
-                                      "2025-01-04"))
+        book.add(
+            attempt_from_results(
+                "bob",
+                {**data.IDENTITY, "submission_hash": "a" * 16},
+                "graded",
+                results_json(data.report_of("dee")),
+                "2025-01-04",
+            )
+        )
         moved = changes(book)
     assert [(change.before.score, change.after.score) for change in moved] == [(6.0, 0.0)]
 
@@ -132,19 +163,24 @@ class _InterruptedAt:
         return getattr(self.real, name)
 
 
-@pytest.mark.parametrize(("statement", "after", "stored"), [
-    ("COMMIT", True, 1),  # found under load: the ROLLBACK raised over the interrupt
-    ("COMMIT", False, 0),
-    ("BEGIN IMMEDIATE", True, 0),
-])
+@pytest.mark.parametrize(
+    ("statement", "after", "stored"),
+    [
+        ("COMMIT", True, 1),  # found under load: the ROLLBACK raised over the interrupt
+        ("COMMIT", False, 0),
+        ("BEGIN IMMEDIATE", True, 0),
+    ],
+)
 def test_ctrl_c_while_an_attempt_is_stored_keeps_it_whole_or_not_at_all(
-        tmp_path: Path, statement: str, after: bool, stored: int) -> None:
+    tmp_path: Path, statement: str, after: bool, stored: int
+) -> None:
     with Gradebook(tmp_path / "gradebook.sqlite") as book:
         book.claim("toy")
         real = book.connection
         book.connection = _InterruptedAt(real, statement, after)  # type: ignore[assignment]
-        attempt = attempt_from_results("ada", dict(data.IDENTITY), "graded",
-                                       results_json(data.report_of("ada")), "2025-01-01")
+        attempt = attempt_from_results(
+            "ada", dict(data.IDENTITY), "graded", results_json(data.report_of("ada")), "2025-01-01"
+        )
         with pytest.raises(KeyboardInterrupt):
             book.add(attempt)
         book.connection = real
@@ -158,23 +194,25 @@ def test_a_gradebook_from_before_the_boundary_opens_and_then_records_it(tmp_path
     path = tmp_path / "gradebook.sqlite"
     with sqlite3.connect(path) as old:  # the attempts table as it was before issue 20
         old.executescript(SCHEMA)
-        old.execute("INSERT INTO attempts (student, exercise, suite_fingerprint, "
-                    "expectations_fingerprint, submission_hash, grader_version, status, score, "
-                    "max_score, notes, graded_at) VALUES "
-                    "('ada', 'toy', 's', 'e', 'h', 'v', 'graded', 1, 6, '', '2025-01-01')")
+        old.execute(
+            "INSERT INTO attempts (student, exercise, suite_fingerprint, "
+            "expectations_fingerprint, submission_hash, grader_version, status, score, "
+            "max_score, notes, graded_at) VALUES "
+            "('ada', 'toy', 's', 'e', 'h', 'v', 'graded', 1, 6, '', '2025-01-01')"
+        )
     report = data.report_of("ada")
     report.boundary = "uid 1074000000, seccomp"
     with Gradebook(path) as book:
         assert book.history("ada", 1)[0].boundary == ""
-        book.add(attempt_from_results("ada", dict(data.IDENTITY), "graded", results_json(report),
-                                      "2025-01-02"))
+        book.add(
+            attempt_from_results("ada", dict(data.IDENTITY), "graded", results_json(report), "2025-01-02")
+        )
         latest = book.history("ada", 1)[0]
     assert latest.boundary == f"{report.sandbox}: uid 1074000000, seccomp"
     assert "Sandbox: process: uid 1074000000, seccomp." in feedback_html("toy", latest)
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or \
-    shutil.which("google-chrome")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium (Debian: apt-get install chromium)")
@@ -185,15 +223,21 @@ def test_summary_sorts_and_links_in_a_headless_browser(tmp_path: Path) -> None:
     page.write_text(summary_html("toy", summarize(attempts, names, 6.0)))
 
     def rendered(fragment: str) -> str:
-        command = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
-                   "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-                   "--dump-dom", f"file://{page}{fragment}"]
-        return subprocess.run(command, capture_output=True, text=True, timeout=120,
-                              check=True).stdout
+        command = [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            f"file://{page}{fragment}",
+        ]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
 
     def students_in_order(dom: str) -> list[str]:
-        table = dom[dom.index('id="students"'):]
-        table = table[:table.index("</table>")]
+        table = dom[dom.index('id="students"') :]
+        table = table[: table.index("</table>")]
         return re.findall(r'<td><a href="[^"]*">([^<]*)</a></td>', table)
 
     plain = rendered("")
@@ -203,6 +247,7 @@ def test_summary_sorts_and_links_in_a_headless_browser(tmp_path: Path) -> None:
     assert by_score[0] == "ada" and len(by_score) == 4
     assert 'data-sorted="2-desc"' in rendered("#sort=2-desc")
     links = re.findall(r'<a href="([^"]*)">', plain)
-    assert links == [f"{quote(inert_text(student), safe='')}/feedback-instructor.html"
-                     for student in sorted(attempts)]
+    assert links == [
+        f"{quote(inert_text(student), safe='')}/feedback-instructor.html" for student in sorted(attempts)
+    ]
     assert "ada/feedback-instructor.html" in links

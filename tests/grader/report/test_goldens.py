@@ -32,14 +32,12 @@ def written() -> dict[str, str]:
         "grades-roster.csv": grades_csv(NAMES, MAX_SCORE, attempts, data.roster()),
         "summary.html": summary_html("toy", summarize(attempts, NAMES, MAX_SCORE)),
         "feedback.html": feedback_html("toy", attempts[hostile], HIDDEN),
-        "feedback-instructor.html": feedback_html("toy", attempts[hostile], HIDDEN,
-                                                  instructor=True),
+        "feedback-instructor.html": feedback_html("toy", attempts[hostile], HIDDEN, instructor=True),
         "junit.xml": junit_xml(data.report_of(hostile)),
         "results.json": json.dumps(results_json(data.report_of(hostile)), indent=1) + "\n",
         # A submission that does not import: why, once at the top; its tests point there.
         "feedback-does-not-import.html": feedback_html("toy", attempts["dee"], HIDDEN),
-        "results-does-not-import.json": json.dumps(results_json(data.report_of("dee")),
-                                                   indent=1) + "\n",
+        "results-does-not-import.json": json.dumps(results_json(data.report_of("dee")), indent=1) + "\n",
         "junit-does-not-import.xml": junit_xml(data.report_of("dee")),
     }
 
@@ -50,13 +48,13 @@ def test_writer_matches_its_golden(name: str) -> None:
     golden = GOLDENS / name
     if UPDATE:
         golden.write_bytes(text.encode())
-    assert golden.read_bytes().decode() == text, \
+    assert golden.read_bytes().decode() == text, (
         f"{name} changed: `make goldens`, then review `git diff {golden}`"
+    )
 
 
 def test_goldens_hold_no_live_markup_or_control_characters() -> None:
     for name, text in written().items():
-        assert "\x1b" not in text and "\u202e" not in text and "\r" not in text.replace(
-            "\r\n", ""), name
+        assert "\x1b" not in text and "\u202e" not in text and "\r" not in text.replace("\r\n", ""), name
         if name.endswith((".html", ".xml")):
             assert "<script>alert" not in text and "<b>" not in text, name

@@ -29,15 +29,28 @@ def bob_report():  # type: ignore[no-untyped-def]
 def test_results_json_follows_gradescope(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
     junit = tmp_path / "junit.xml"
-    assert main(["grade", "bitgrid", str(SAMPLES / "bob"), "--results", str(results),
-                 "--junit", str(junit), "--sandbox", "process"]) == 0
+    assert (
+        main(
+            [
+                "grade",
+                "bitgrid",
+                str(SAMPLES / "bob"),
+                "--results",
+                str(results),
+                "--junit",
+                str(junit),
+                "--sandbox",
+                "process",
+            ]
+        )
+        == 0
+    )
     data = json.loads(results.read_text())
     assert set(data) >= {"score", "tests"}
     suite = load_suite("bitgrid").suite
     assert [t["name"] for t in data["tests"]] == [t.name for t in suite.tests]
     for test, spec in zip(data["tests"], suite.tests, strict=True):
-        assert set(test) == {"name", "score", "max_score", "status", "output", "visibility",
-                             "extra_data"}
+        assert set(test) == {"name", "score", "max_score", "status", "output", "visibility", "extra_data"}
         assert test["max_score"] == spec.points
         assert test["visibility"] == spec.visibility
         assert test["status"] in {"passed", "failed"}
@@ -45,8 +58,9 @@ def test_results_json_follows_gradescope(tmp_path: Path) -> None:
         assert set(test["extra_data"]) >= {"verdict", "cpu_s", "wall_s", "peak_mb"}
     assert data["score"] == sum(t["score"] for t in data["tests"])
     position = next(t for t in data["tests"] if t["name"] == "position")
-    assert position["status"] == "failed" and "grid.position(0, 1) returned 3, expected 6" \
-        in position["output"]
+    assert (
+        position["status"] == "failed" and "grid.position(0, 1) returned 3, expected 6" in position["output"]
+    )
     root = ET.parse(junit).getroot()
     cases = root.findall("./testsuite/testcase")
     assert len(cases) == len(suite.tests)
@@ -56,8 +70,9 @@ def test_results_json_follows_gradescope(tmp_path: Path) -> None:
     assert errored == {name for name, v in verdicts.items() if v in {"RTE", "CE", "JE"}}
     assert failed == {"position"} and not errored  # bob's later tests pass with his own code
     assert failed | errored == {t["name"] for t in data["tests"] if t["status"] == "failed"}
-    assert main(["grade", "bitgrid", str(SAMPLES / "erin"), "--junit", str(junit),
-                 "--sandbox", "process"]) == 0
+    assert (
+        main(["grade", "bitgrid", str(SAMPLES / "erin"), "--junit", str(junit), "--sandbox", "process"]) == 0
+    )
     cases = ET.parse(junit).getroot().findall("./testsuite/testcase")
     assert cases and all(c.find("error") is not None for c in cases)  # CE is an <error>
 
@@ -82,18 +97,23 @@ tests:
 
 
 def test_a_long_transcript_failure_shows_a_truncated_diff(grade_toy: Build, tmp_path: Path) -> None:
-    report = grade_toy(LONG_SUITE, "def line(n):\n    return f'line {n}'\n",
-                       "def line(n):\n    return f'LINE {n}'\n",
-                       given={"main.py": "import toy\n\nfor n in range(200):\n    print(toy.line(n))\n"})
+    report = grade_toy(
+        LONG_SUITE,
+        "def line(n):\n    return f'line {n}'\n",
+        "def line(n):\n    return f'LINE {n}'\n",
+        given={"main.py": "import toy\n\nfor n in range(200):\n    print(toy.line(n))\n"},
+    )
     result = report.results[0]
     assert result.verdict.value == "WA"
     lines = result.details.splitlines()
     assert lines[:3] == ["--- expected", "+++ your output", "@@ -1,50 +1,50 @@"]
     assert len(lines) == DIFF_MAX_LINES + 1
     whole = 3 + 2 * WINDOW_AFTER  # headers, hunk line, every line of the window removed and added
-    assert lines[-1] == (f"... ({whole - DIFF_MAX_LINES} more diff lines and differences after "
-                         f"line {WINDOW_AFTER} not shown: your output has 200 lines, the expected "
-                         f"200)")
+    assert lines[-1] == (
+        f"... ({whole - DIFF_MAX_LINES} more diff lines and differences after "
+        f"line {WINDOW_AFTER} not shown: your output has 200 lines, the expected "
+        f"200)"
+    )
     write_results(report, tmp_path / "results.json")
     shown = json.loads((tmp_path / "results.json").read_text())["tests"][0]["output"]
     assert lines[-1] in shown and "-line 49" not in shown
@@ -126,8 +146,11 @@ def test_memory_nothing_measured_reads_not_measured_not_zero() -> None:
     from grader.report.reports import print_report, results_json
 
     report = GradeReport(exercise="toy", submission="s")
-    report.results.append(TestResult("t", Verdict.AC, 1, 1, "visible",
-                                     usage=Usage(cpu_s=0.1, peak_mb=0.0, memory_measured=False)))
+    report.results.append(
+        TestResult(
+            "t", Verdict.AC, 1, 1, "visible", usage=Usage(cpu_s=0.1, peak_mb=0.0, memory_measured=False)
+        )
+    )
     assert results_json(report)["tests"][0]["extra_data"]["peak_mb"] is None
     out = StringIO()
     print_report(report, Console(file=out, width=120))

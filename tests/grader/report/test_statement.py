@@ -57,24 +57,37 @@ class Elements(HTMLParser):
         self.found.append((tag, dict(attrs)))
 
 
-@pytest.mark.parametrize("markdown", [
-    "<script>alert(1)</script>",
-    "Text <script>alert(1)</script> inline",
-    "<img src=x onerror=alert(1)>",
-    '<a href="javascript:alert(1)">x</a>',
-    "<iframe src=https://example.org></iframe>",
-    "<style>body{display:none}</style>",
-    "<!-- comment --><div onclick=alert(1)>x</div>",
-    "[x](https://example.org \"title\" onmouseover=\"alert(1)\")",
-    '[x](https://example.org "a\\" onmouseover=\\"alert(1)")',
-    "```\n</code></pre><script>alert(1)</script>\n```",
-    "| a |\n|---|\n| <script>alert(1)</script> |",
-])
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "<script>alert(1)</script>",
+        "Text <script>alert(1)</script> inline",
+        "<img src=x onerror=alert(1)>",
+        '<a href="javascript:alert(1)">x</a>',
+        "<iframe src=https://example.org></iframe>",
+        "<style>body{display:none}</style>",
+        "<!-- comment --><div onclick=alert(1)>x</div>",
+        '[x](https://example.org "title" onmouseover="alert(1)")',
+        '[x](https://example.org "a\\" onmouseover=\\"alert(1)")',
+        "```\n</code></pre><script>alert(1)</script>\n```",
+        "| a |\n|---|\n| <script>alert(1)</script> |",
+    ],
+)
 def test_raw_html_is_shown_as_text_never_run(markdown: str) -> None:
     html = statement_html(markdown)
     elements = Elements(html).found
-    assert {tag for tag, _ in elements} <= {"p", "a", "pre", "code", "table", "thead", "tbody",
-                                            "tr", "th", "td"}, html
+    assert {tag for tag, _ in elements} <= {
+        "p",
+        "a",
+        "pre",
+        "code",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+    }, html
     assert all(set(attrs) <= {"href", "title", "rel"} for _, attrs in elements), html
     assert "<script" not in html.lower() and "<img" not in html.lower()
 
@@ -89,7 +102,8 @@ def test_a_statement_keeps_its_tables_code_and_safe_links() -> None:
     html = statement_html(
         "# Title\n\nSome *text* and `code`.\n\n| question | points |\n|---|--:|\n| a | 1 |\n\n"
         "```\n|   | X |\n```\n\n[web](https://example.org/a?b=1&c=2) [mail](mailto:a@b.org) "
-        "[here](#title) [file](grid.py)\n")
+        "[here](#title) [file](grid.py)\n"
+    )
     assert "<h1>Title</h1>" in html and "<em>text</em>" in html and "<code>code</code>" in html
     assert "<table>" in html and "<th>question</th>" in html and "<td>1</td>" in html
     assert "<pre><code>|   | X |\n</code></pre>" in html
@@ -107,8 +121,9 @@ def test_a_statement_page_escapes_its_title() -> None:
 
 def test_the_terminal_shows_the_markdown_without_escape_sequences() -> None:
     out = io.StringIO()
-    print_statement("# Grid\n\nA board \x1b[2J here.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
-                    Console(file=out, width=80))
+    print_statement(
+        "# Grid\n\nA board \x1b[2J here.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", Console(file=out, width=80)
+    )
     text = out.getvalue()
     assert "Grid" in text and "\x1b" not in text and "\\x1b[2J" in text and "1" in text
 

@@ -31,8 +31,7 @@ SAFETY_NET_S = 36.0
 
 def _grade(grade_toy: Build, student: str, processes: int = 1) -> list[Result]:
     suite = SUITE.replace("PROCESSES", str(processes))
-    report = grade_toy(suite, REFERENCE, student, given={"drive.py": DRIVER}, inputs=INPUTS,
-                       sandbox="bwrap")
+    report = grade_toy(suite, REFERENCE, student, given={"drive.py": DRIVER}, inputs=INPUTS, sandbox="bwrap")
     return report.results
 
 
@@ -49,14 +48,18 @@ SLEEPERS = {
     "sleeps-in-the-call": "def answer(n):\n    import time\n    time.sleep(600)\n",
     "naps-in-a-loop": "import time\nwhile True:\n    time.sleep(0.02)\n" + REFERENCE,
     "naps-briefly-in-a-loop": (
-        "import time\nwhile True:\n    sum(range(300))\n    time.sleep(0.0002)\n" + REFERENCE),
+        "import time\nwhile True:\n    sum(range(300))\n    time.sleep(0.0002)\n" + REFERENCE
+    ),
     "blocks-reading-stdin": (
-        "import os, sys\nr, w = os.pipe()\nos.dup2(r, 0)\nsys.stdin.read()\n" + REFERENCE),
+        "import os, sys\nr, w = os.pipe()\nos.dup2(r, 0)\nsys.stdin.read()\n" + REFERENCE
+    ),
     "waits-for-a-sleeping-child": (
-        "import os, time\nif os.fork() == 0:\n    time.sleep(600)\nos.wait()\n" + REFERENCE),
+        "import os, time\nif os.fork() == 0:\n    time.sleep(600)\nos.wait()\n" + REFERENCE
+    ),
     "stops-its-child-and-waits": (
         "import os, signal\nchild = os.fork()\nif child == 0:\n    while True:\n        pass\n"
-        "os.kill(child, signal.SIGSTOP)\nos.waitpid(child, 0)\n" + REFERENCE),
+        "os.kill(child, signal.SIGSTOP)\nos.waitpid(child, 0)\n" + REFERENCE
+    ),
 }
 
 
@@ -71,26 +74,32 @@ def test_a_sleeping_test_ends_as_asleep(grade_toy: Build, case: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.bwrap
-def test_waiting_for_a_child_that_works_is_not_asleep(grade_toy: Build,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_waiting_for_a_child_that_works_is_not_asleep(
+    grade_toy: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(asleep, "AFTER_S", 0.3)  # stricter than in grading: the child works longer
-    student = ("import os\nif os.fork() == 0:\n    total = 0\n"
-               "    for i in range(15_000_000):\n        total += i\n    os._exit(0)\n"
-               "os.wait()\n" + REFERENCE)
+    student = (
+        "import os\nif os.fork() == 0:\n    total = 0\n"
+        "    for i in range(15_000_000):\n        total += i\n    os._exit(0)\n"
+        "os.wait()\n" + REFERENCE
+    )
     results = _grade(grade_toy, student, processes=2)
     assert [(r.verdict.value, r.message) for r in results] == [("AC", ""), ("AC", "")]
     assert all(r.usage.cpu_s > 0.6 for r in results), [r.usage for r in results]
 
 
-COMPUTES = ("def answer(n):\n    total = 0\n    for i in range(12_000_000):\n        total += i\n"
-            "    return 2 * n\n")
+COMPUTES = (
+    "def answer(n):\n    total = 0\n    for i in range(12_000_000):\n        total += i\n    return 2 * n\n"
+)
 
 
 @pytest.mark.bwrap
 @pytest.mark.slow
 def test_under_load_a_computing_test_keeps_its_time_and_a_sleeper_still_sleeps(
-        grade_toy: Build, busy_loops: list[subprocess.Popen[bytes]],  # noqa: F811
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    grade_toy: Build,
+    busy_loops: list[subprocess.Popen[bytes]],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(asleep, "AFTER_S", 0.3)  # far stricter than in grading
     results = _grade(grade_toy, COMPUTES)
     assert [(r.verdict.value, r.message) for r in results] == [("AC", ""), ("AC", "")]
@@ -137,8 +146,7 @@ def test_the_watch_counts_only_a_stretch_without_cpu(child: subprocess.Popen[byt
     assert not watch.asleep(2.6, 0.2, lambda: [os.getpid()]), "runnable, though it got no CPU"
 
 
-def test_a_test_that_ran_or_waited_under_half_the_window_naps(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_test_that_ran_or_waited_under_half_the_window_naps(monkeypatch: pytest.MonkeyPatch) -> None:
     """The nap rule, from the scheduler's statistics: a nap loop that uses a fifth of the wall
     time in CPU (far above CPU_SHARE, so never a stretch of sleep) and a starved computing test
     that gets a tenth of a CPU but waits for one the rest of the time."""

@@ -205,15 +205,21 @@ def test_a_test_cannot_freeze_a_grader_that_sits_in_a_delegated_freezer_group(pr
     group = FREEZER / f"grader-test-{os.getpid()}"
     group.mkdir()
     try:
-        script = ("import sys; from pathlib import Path; from grader.judge.grade import grade; "
-                  "from grader.suite.load import load_suite; "
-                  f"r = grade(load_suite('toy'), Path({str(submission)!r}), sandbox='process'); "
-                  "print(' '.join(x.verdict.value for x in r.results)); "
-                  "print(r.results[0].message, file=sys.stderr)")
-        command = ["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$0" -c "$1"',
-                   sys.executable, script]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "GRADER_ROOT": str(project)})
+        script = (
+            "import sys; from pathlib import Path; from grader.judge.grade import grade; "
+            "from grader.suite.load import load_suite; "
+            f"r = grade(load_suite('toy'), Path({str(submission)!r}), sandbox='process'); "
+            "print(' '.join(x.verdict.value for x in r.results)); "
+            "print(r.results[0].message, file=sys.stderr)"
+        )
+        command = ["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$0" -c "$1"', sys.executable, script]
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "GRADER_ROOT": str(project)},
+        )
         state = (group / "freezer.state").read_text().strip()
     finally:
         (group / "freezer.state").write_text("THAWED")

@@ -55,8 +55,7 @@ def parent_problems(source: str, name: str) -> list[str]:
     package's name or by a box module's bare name."""
     problems = []
     for line, module, names in _imports(ast.parse(source)):
-        reached = [f"{module}.{n}" for n in names] if module == "grader.run.box" and names \
-            else [module]
+        reached = [f"{module}.{n}" for n in names] if module == "grader.run.box" and names else [module]
         if module == "grader.run" and "box" in names:
             reached = ["grader.run.box"]
         for target in reached:
@@ -66,40 +65,55 @@ def parent_problems(source: str, name: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize(("source", "problems"), [
-    ("import os\nimport confine\nfrom grader.run.box.protocol import GO\n"
-     "from grader.run.box import swap", []),
-    ("import yaml\nfrom grader.run import cgroup\nfrom . import confine\nimport grader",
-     ["m:1 imports yaml", "m:2 imports grader.run", "m:3 imports .", "m:4 imports grader"]),
-])
+@pytest.mark.parametrize(
+    ("source", "problems"),
+    [
+        (
+            "import os\nimport confine\nfrom grader.run.box.protocol import GO\n"
+            "from grader.run.box import swap",
+            [],
+        ),
+        (
+            "import yaml\nfrom grader.run import cgroup\nfrom . import confine\nimport grader",
+            ["m:1 imports yaml", "m:2 imports grader.run", "m:3 imports .", "m:4 imports grader"],
+        ),
+    ],
+)
 def test_what_the_box_may_import(source: str, problems: list[str]) -> None:
     assert box_problems(source, "m") == problems
 
 
-@pytest.mark.parametrize(("source", "problems"), [
-    ("from grader.run.box.protocol import GO\nimport json\nfrom grader.run.box import protocol",
-     []),
-    ("import counting\nfrom grader.run.box import confine\nfrom confine import become",
-     ["p:1 imports counting", "p:2 imports grader.run.box.confine", "p:3 imports confine"]),
-    ("from grader.run import box\nimport grader.run.box.worker\nimport grader.run.box",
-     ["p:1 imports grader.run.box", "p:2 imports grader.run.box.worker",
-      "p:3 imports grader.run.box"]),
-])
+@pytest.mark.parametrize(
+    ("source", "problems"),
+    [
+        ("from grader.run.box.protocol import GO\nimport json\nfrom grader.run.box import protocol", []),
+        (
+            "import counting\nfrom grader.run.box import confine\nfrom confine import become",
+            ["p:1 imports counting", "p:2 imports grader.run.box.confine", "p:3 imports confine"],
+        ),
+        (
+            "from grader.run import box\nimport grader.run.box.worker\nimport grader.run.box",
+            ["p:1 imports grader.run.box", "p:2 imports grader.run.box.worker", "p:3 imports grader.run.box"],
+        ),
+    ],
+)
 def test_what_the_parent_may_import_of_the_box(source: str, problems: list[str]) -> None:
     assert parent_problems(source, "p") == problems
 
 
 def test_the_box_imports_only_the_standard_library_and_itself() -> None:
     assert {"worker", "testprocess", "confine", "protocol", "launch"} <= BOX_MODULES
-    problems = [problem for path in sorted(BOX.glob("*.py"))
-                for problem in box_problems(path.read_text(), path.name)]
+    problems = [
+        problem for path in sorted(BOX.glob("*.py")) for problem in box_problems(path.read_text(), path.name)
+    ]
     assert not problems, problems
 
 
 def test_the_box_is_one_flat_folder_of_modules() -> None:
     """What `copy_box` copies is the whole box: no subpackage, nothing but modules."""
-    assert sorted(p.name for p in BOX.iterdir() if p.name != "__pycache__") == \
-        sorted(p.name for p in BOX.glob("*.py"))
+    assert sorted(p.name for p in BOX.iterdir() if p.name != "__pycache__") == sorted(
+        p.name for p in BOX.glob("*.py")
+    )
 
 
 def test_the_protocol_imports_nothing_of_the_box() -> None:
@@ -110,14 +124,23 @@ def test_the_protocol_imports_nothing_of_the_box() -> None:
 
 def test_the_parent_reaches_the_box_only_through_its_protocol() -> None:
     root = project_root()
-    outside = [path for folder in ("grader", "tests", "bench")
-               for path in sorted((root / folder).rglob("*.py"))
-               if BOX not in path.parents and path != Path(__file__)]
-    problems = [problem for path in outside
-                for problem in parent_problems(path.read_text(), str(path.relative_to(root)))]
+    outside = [
+        path
+        for folder in ("grader", "tests", "bench")
+        for path in sorted((root / folder).rglob("*.py"))
+        if BOX not in path.parents and path != Path(__file__)
+    ]
+    problems = [
+        problem
+        for path in outside
+        for problem in parent_problems(path.read_text(), str(path.relative_to(root)))
+    ]
     # the tests and benchmarks that exercise a box module directly, as a library
-    allowed = {"tests/grader/run/test_counting.py", "tests/grader/judge/test_reference_helpers.py",
-               "bench/boundary_cost.py"}
+    allowed = {
+        "tests/grader/run/test_counting.py",
+        "tests/grader/judge/test_reference_helpers.py",
+        "bench/boundary_cost.py",
+    }
     assert not [problem for problem in problems if problem.split(":")[0] not in allowed], problems
 
 
@@ -130,37 +153,50 @@ def test_the_copy_is_every_module_of_the_box(tmp_path: Path) -> None:
 def test_the_copied_box_runs_alone(tmp_path: Path) -> None:
     """Copied alone, its entry scripts import their siblings (and nothing of the grader)."""
     copy_box(tmp_path)
-    probe = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
-             "import worker, testprocess, launch, protocol; "
-             "assert 'grader' not in sys.modules, sorted(sys.modules)")
-    ran = subprocess.run([sys.executable, "-I", "-S", "-c", probe], capture_output=True,
-                         text=True, cwd=tmp_path, timeout=60)
+    probe = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+        "import worker, testprocess, launch, protocol; "
+        "assert 'grader' not in sys.modules, sorted(sys.modules)"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
     assert ran.returncode == 0, ran.stderr
 
 
-@pytest.mark.parametrize(("module", "added"), [
-    ("grader/judge/compare.py", "from grader.run.box import counting"),
-    ("grader/run/runner.py", "from grader.run.box.worker import Server"),
-    ("grader/run/box/counting.py", "from grader.run import cgroup"),
-])
-def test_an_import_across_the_line_breaks_a_contract(tmp_path: Path, module: str, added: str
-                                                     ) -> None:
+@pytest.mark.parametrize(
+    ("module", "added"),
+    [
+        ("grader/judge/compare.py", "from grader.run.box import counting"),
+        ("grader/run/runner.py", "from grader.run.box.worker import Server"),
+        ("grader/run/box/counting.py", "from grader.run import cgroup"),
+    ],
+)
+def test_an_import_across_the_line_breaks_a_contract(tmp_path: Path, module: str, added: str) -> None:
     root = project_root()
-    shutil.copytree(root / "grader", tmp_path / "grader",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(root / "grader", tmp_path / "grader", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(root / "pyproject.toml", tmp_path / "pyproject.toml")
     changed = tmp_path / module
     changed.write_text(f"{added}  # noqa\n" + changed.read_text())
     lint = Path(sys.executable).with_name("lint-imports")
-    ran = subprocess.run([str(lint), "--no-cache", "--config", "pyproject.toml"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
+    ran = subprocess.run(
+        [str(lint), "--no-cache", "--config", "pyproject.toml"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)},
+    )
     assert ran.returncode == 1 and "BROKEN" in ran.stdout.upper(), ran.stdout + ran.stderr
     assert str(tmp_path) in _grimp_root(tmp_path), "the copy, not the project, was checked"
 
 
 def _grimp_root(folder: Path) -> str:
-    ran = subprocess.run([sys.executable, "-c", "import grader; print(grader.__file__)"],
-                         capture_output=True, text=True, cwd=folder,
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(folder)})
+    ran = subprocess.run(
+        [sys.executable, "-c", "import grader; print(grader.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(folder)},
+    )
     return ran.stdout

@@ -18,8 +18,10 @@ from grader.suite.load import load_suite
 
 # What runs the grader in a child and waits, once it is done, until the test has read its peak
 # resident memory from outside (/proc/PID/status VmHWM: this process alone, not its children).
-GRADER_THEN_WAIT = ("import sys\nfrom grader.cli import main\ncode = main(sys.argv[1:])\n"
-                    "print(code, flush=True)\nsys.stdin.read()\n")
+GRADER_THEN_WAIT = (
+    "import sys\nfrom grader.cli import main\ncode = main(sys.argv[1:])\n"
+    "print(code, flush=True)\nsys.stdin.read()\n"
+)
 
 
 def compile_bomb(folder: Path, name: str = "grid.py") -> Path:
@@ -32,10 +34,26 @@ def compile_bomb(folder: Path, name: str = "grid.py") -> Path:
 
 def parent_peak_mb(submission: Path) -> tuple[float, str]:
     """The grader process's own peak resident memory while grading `submission`, and its output."""
-    command = [sys.executable, "-c", GRADER_THEN_WAIT, "grade", "bitgrid", str(submission),
-               "--sandbox", "process", "--test", "position"]
-    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, cwd=project_root())
+    command = [
+        sys.executable,
+        "-c",
+        GRADER_THEN_WAIT,
+        "grade",
+        "bitgrid",
+        str(submission),
+        "--sandbox",
+        "process",
+        "--test",
+        "position",
+    ]
+    child = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=project_root(),
+    )
     assert child.stdout is not None and child.stdin is not None
     lines = []
     while True:
@@ -47,8 +65,7 @@ def parent_peak_mb(submission: Path) -> tuple[float, str]:
     status = Path(f"/proc/{child.pid}/status").read_text()
     child.stdin.close()
     child.wait(timeout=60)
-    peak_kb = next(int(line.split()[1]) for line in status.splitlines()
-                   if line.startswith("VmHWM:"))
+    peak_kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:"))
     return peak_kb / 1024, "".join(lines)
 
 
@@ -71,28 +88,30 @@ def test_the_compiler_child_is_limited(tmp_path: Path) -> None:
 def test_syntax_errors_read_as_before_and_later_files_still_compile(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("def f(:\n    pass\n")
     (tmp_path / "fine.py").write_text("def g():\n    return 1\n")
-    compiled = compile_files({"broken.py": tmp_path / "broken.py",
-                              "fine.py": tmp_path / "fine.py"})
+    compiled = compile_files({"broken.py": tmp_path / "broken.py", "fine.py": tmp_path / "fine.py"})
     assert list(compiled.errors) == ["broken.py"] and compiled.problem is None
     assert "SyntaxError" in compiled.errors["broken.py"] and "line 1" in compiled.errors["broken.py"]
     assert list((tmp_path / "__pycache__").glob("fine.*.pyc")), "the test processes load the .pyc"
 
 
-def test_a_child_that_dies_on_a_file_blames_that_file(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_child_that_dies_on_a_file_blames_that_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "b.py").write_text("y = 2\n")
-    killer = compiling.CHILD.replace("py_compile.compile(path, doraise=True)",
-                                     "py_compile.compile(path, doraise=True)\n"
-                                     "        if path.endswith('b.py'): os.kill(os.getpid(), 9)")
+    killer = compiling.CHILD.replace(
+        "py_compile.compile(path, doraise=True)",
+        "py_compile.compile(path, doraise=True)\n        if path.endswith('b.py'): os.kill(os.getpid(), 9)",
+    )
     monkeypatch.setattr(compiling, "CHILD", "import os\n" + killer)
     compiled = compile_files({"a.py": tmp_path / "a.py", "b.py": tmp_path / "b.py"})
     assert list(compiled.errors) == ["b.py"] and compiled.problem is None
     assert compiled.errors["b.py"].startswith("the compiler stopped on this file (signal SIGKILL)")
 
 
-def test_a_compiler_that_cannot_start_is_the_graders_fault(tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_compiler_that_cannot_start_is_the_graders_fault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source = tmp_path / "sub"
     source.mkdir()
     (source / "grid.py").write_text("x = 1\n")
@@ -101,8 +120,9 @@ def test_a_compiler_that_cannot_start_is_the_graders_fault(tmp_path: Path,
     assert prepared.compile_problem is not None and not prepared.syntax_errors
     assert "could not start a compiler process" in prepared.compile_problem
     monkeypatch.undo()
-    monkeypatch.setattr(submission, "compile_files",
-                        lambda *_: compiling.Compiled(problem="the compiler process ended"))
+    monkeypatch.setattr(
+        submission, "compile_files", lambda *_: compiling.Compiled(problem="the compiler process ended")
+    )
     report = grade(load_suite("bitgrid"), source, names=["position"], sandbox="process")
     assert [r.verdict.value for r in report.results] == ["JE"]
     assert "compiler" in report.results[0].message

@@ -17,7 +17,7 @@ from grader.run.cgroup import hierarchies
 from grader.suite.schema import Step
 from tests.conftest import Build
 
-SEARCHES = '''\
+SEARCHES = """\
 import sys
 
 
@@ -67,7 +67,7 @@ def renamed(n):
 
 
 renamed.__code__ = renamed.__code__.replace(co_filename="<elsewhere>")
-'''
+"""
 
 
 @pytest.fixture
@@ -78,6 +78,7 @@ def searches(tmp_path: Path) -> Iterator[Any]:
     sys.path.insert(0, str(folder))
     try:
         import searches as module
+
         yield module
     finally:
         sys.path.remove(str(folder))
@@ -131,8 +132,7 @@ def test_code_outside_the_submission_is_not_counted(searches: Any, tmp_path: Pat
     assert recursive_calls(lambda: searches.fib(12), str(tmp_path / "elsewhere")) == 0
 
 
-def test_a_call_past_its_budget_is_stopped_and_counts_budget_plus_one(
-        searches: Any, tmp_path: Path) -> None:
+def test_a_call_past_its_budget_is_stopped_and_counts_budget_plus_one(searches: Any, tmp_path: Path) -> None:
     code = str(tmp_path / "code")
     assert recursive_calls(lambda: searches.fib(60), code, budget=1000) == 1001
 
@@ -147,12 +147,15 @@ def test_turning_the_counter_off_is_an_error_not_a_low_count(searches: Any, tmp_
         recursive_calls(lambda: searches.hides(15), str(tmp_path / "code"))
 
 
-@pytest.mark.parametrize("fields, why", [
-    ({"call": "m.f", "count": "recursive_calls", "let": "x"}, "not a 'let'"),
-    ({"get": "m.f", "count": "recursive_calls"}, "not a 'let'"),
-    ({"call": "m.f", "budget": 10}, "goes with 'count'"),
-    ({"call": "m.f", "count": "lines"}, "recursive_calls"),
-])
+@pytest.mark.parametrize(
+    "fields, why",
+    [
+        ({"call": "m.f", "count": "recursive_calls", "let": "x"}, "not a 'let'"),
+        ({"get": "m.f", "count": "recursive_calls"}, "not a 'let'"),
+        ({"call": "m.f", "budget": 10}, "goes with 'count'"),
+        ({"call": "m.f", "count": "lines"}, "recursive_calls"),
+    ],
+)
 def test_a_malformed_counted_step_is_a_suite_error(fields: dict[str, object], why: str) -> None:
     with pytest.raises(ValidationError, match=why):
         Step.model_validate(fields)
@@ -183,8 +186,9 @@ def test_a_search_without_pruning_loses_on_its_count_through_the_grader(grade_to
     report = grade_toy(SUITE, PRUNED, UNPRUNED)
     (result,) = report.results
     assert result.verdict is Verdict.WA
-    assert ("positions searched returned 465, expected at most 24 (the reference's 12 + 100%)"
-            in result.message)
+    assert (
+        "positions searched returned 465, expected at most 24 (the reference's 12 + 100%)" in result.message
+    )
 
 
 def test_the_same_work_passes(grade_toy: Build) -> None:
@@ -206,7 +210,9 @@ def search(n):
 HIDDEN_WORK = {  # unpruned searches written to escape the count (a red team's)
     "explicit-stack": ITERATIVE,
     "in-a-thread": UNPRUNED.replace("def search(", "def _search(").replace(
-        "max(search(n - 1), search(n - 2))", "max(_search(n - 1), _search(n - 2))") + """
+        "max(search(n - 1), search(n - 2))", "max(_search(n - 1), _search(n - 2))"
+    )
+    + """
 def search(n):
     import threading
     box = []
@@ -216,7 +222,9 @@ def search(n):
     return box[0]
 """,
     "in-a-raw-thread": UNPRUNED.replace("def search(", "def _search(").replace(
-        "max(search(n - 1), search(n - 2))", "max(_search(n - 1), _search(n - 2))") + """
+        "max(search(n - 1), search(n - 2))", "max(_search(n - 1), _search(n - 2))"
+    )
+    + """
 def search(n):
     import _thread
     box, done = [], _thread.allocate_lock()
@@ -230,7 +238,8 @@ def search(n):
     done.acquire()
     return box[0]
 """,
-    "renamed-code": UNPRUNED + """
+    "renamed-code": UNPRUNED
+    + """
 def _elsewhere(code):
     import types
     consts = tuple(_elsewhere(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
@@ -244,8 +253,7 @@ search.__code__ = _elsewhere(search.__code__)
 
 @pytest.mark.parametrize("sandbox", ["process", pytest.param("bwrap", marks=pytest.mark.bwrap)])
 @pytest.mark.parametrize("case", sorted(HIDDEN_WORK))
-def test_work_hidden_from_the_counter_never_passes(grade_toy: Build, case: str,
-                                                   sandbox: str) -> None:
+def test_work_hidden_from_the_counter_never_passes(grade_toy: Build, case: str, sandbox: str) -> None:
     (result,) = grade_toy(SUITE, PRUNED, HIDDEN_WORK[case], sandbox=sandbox).results
     assert result.verdict in (Verdict.WA, Verdict.RTE), (result.verdict, result.message)
     if case == "explicit-stack":

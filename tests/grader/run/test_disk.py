@@ -64,12 +64,14 @@ WRITERS = {
             os.close(fd)
         return 2 * n
     """,
-    "O_DIRECT": DIRECT_PRELUDE + f"""
+    "O_DIRECT": DIRECT_PRELUDE
+    + f"""
         for i in range({FILES}):
             write_all(os.open(f"direct{{i}}", os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o600))
         return 2 * n
     """,
-    "O_DIRECT set later": DIRECT_PRELUDE + f"""
+    "O_DIRECT set later": DIRECT_PRELUDE
+    + f"""
         for i in range({FILES}):
             fd = os.open(f"direct{{i}}", os.O_WRONLY | os.O_CREAT, 0o600)
             if libc.fcntl(fd, 4, libc.fcntl(fd, 3) | os.O_DIRECT) != 0:  # F_SETFL, F_GETFL
@@ -114,14 +116,25 @@ def _grade(project: Path, body: str, level: Confinement) -> tuple[str, str]:
 @root_only
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_writer_beyond_its_scratch_loses_its_test_and_the_honest_keep_theirs(
-        project: Path, scratch_root: Path, level: Confinement) -> None:  # noqa: F811
+    project: Path,
+    scratch_root: Path,  # noqa: F811 (the fixture imported above)
+    level: Confinement,
+) -> None:
     got = {name: _grade(project, body, level) for name, body in {**WRITERS, **HONEST}.items()}
     for name in WRITERS:
         verdict, message = got[name]
         assert verdict in ("RTE", "OLE", "MLE"), (name, got[name])
-        assert any(reason in message for reason in (  # refused, or counted and capped
-            "Operation not supported", "Invalid argument", "No space left on device",
-            "File too large", "a file", "of memory")), (name, message)
+        assert any(
+            reason in message
+            for reason in (  # refused, or counted and capped
+                "Operation not supported",
+                "Invalid argument",
+                "No space left on device",
+                "File too large",
+                "a file",
+                "of memory",
+            )
+        ), (name, message)
     for name in HONEST:
         assert got[name] == ("AC", ""), (name, got[name])
 

@@ -90,7 +90,8 @@ def _toy(project: Path) -> Path:
 @root_only
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_right_submission_on_a_full_disk_is_je_naming_the_disk(
-        project: Path, small_disk: Path, level: Confinement) -> None:
+    project: Path, small_disk: Path, level: Confinement
+) -> None:
     submission = _toy(project)
     loaded = load_suite("toy")
     tests = select_tests(loaded, False, None)
@@ -111,10 +112,10 @@ def test_a_right_submission_on_a_full_disk_is_je_naming_the_disk(
 @root_only
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_disk_filled_while_a_test_runs_is_je_not_a_transcript_cut_short(
-        project: Path, small_disk: Path, level: Confinement) -> None:
+    project: Path, small_disk: Path, level: Confinement
+) -> None:
     submission = _toy(project)
-    (project / "exercises/toy/drive.py").write_text(
-        "import time\ntime.sleep(1)\n" + textwrap.dedent(DRIVER))
+    (project / "exercises/toy/drive.py").write_text("import time\ntime.sleep(1)\n" + textwrap.dedent(DRIVER))
     loaded = load_suite("toy")
     tests = select_tests(loaded, False, None)
     with prepared_submission(loaded, submission) as (prepared, scratch):

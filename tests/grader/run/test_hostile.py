@@ -30,7 +30,9 @@ DRIVER, REFERENCE = TOY_DRIVER, TOY_REFERENCE
 
 HOSTILE: dict[str, tuple[str, str]] = {
     # name: (verdict, body of answer(n))
-    "grandchild-outlives": ("RTE", """
+    "grandchild-outlives": (
+        "RTE",
+        """
         import os, time
         if os.fork() == 0:
             if os.fork() == 0:
@@ -38,16 +40,22 @@ HOSTILE: dict[str, tuple[str, str]] = {
             os._exit(0)
         time.sleep(0.5)
         return 2 * n
-    """),
-    "fork-bomb": ("RTE", """
+    """,
+    ),
+    "fork-bomb": (
+        "RTE",
+        """
         import os
         while True:
             try:
                 os.fork()
             except OSError:
                 pass
-    """),
-    "memory-in-a-child": ("MLE", """
+    """,
+    ),
+    "memory-in-a-child": (
+        "MLE",
+        """
         import os, time
         if os.fork() == 0:
             block = b"x" * (300 * 1024 * 1024)
@@ -55,24 +63,36 @@ HOSTILE: dict[str, tuple[str, str]] = {
             os._exit(0)
         os.wait()
         return 2 * n
-    """),
-    "slow-leak": ("MLE", """
+    """,
+    ),
+    "slow-leak": (
+        "MLE",
+        """
         import time
         hoard = []
         while True:
             hoard.append(bytearray(2 * 1024 * 1024))
             time.sleep(0.002)
-    """),
-    "deep-recursion": ("RTE", """
+    """,
+    ),
+    "deep-recursion": (
+        "RTE",
+        """
         def down(k):
             return down(k + 1) + 1
         return down(0)
-    """),
-    "segfault": ("RTE", """
+    """,
+    ),
+    "segfault": (
+        "RTE",
+        """
         import ctypes
         ctypes.string_at(0)
-    """),
-    "busy-threads": ("TLE", """
+    """,
+    ),
+    "busy-threads": (
+        "TLE",
+        """
         import threading
         def spin():
             while True:
@@ -80,84 +100,126 @@ HOSTILE: dict[str, tuple[str, str]] = {
         for _ in range(3):
             threading.Thread(target=spin, daemon=True).start()
         spin()
-    """),
-    "ignores-sigterm": ("TLE", """
+    """,
+    ),
+    "ignores-sigterm": (
+        "TLE",
+        """
         import signal
         for sig in (signal.SIGTERM, signal.SIGXCPU, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)
         while True:
             pass
-    """),
-    "long-sleep": ("TLE", """
+    """,
+    ),
+    "long-sleep": (
+        "TLE",
+        """
         import time
         time.sleep(600)
-    """),
-    "output-flood": ("OLE", """
+    """,
+    ),
+    "output-flood": (
+        "OLE",
+        """
         import sys
         while True:
             sys.stdout.write("flood" * 1000)
-    """),
-    "stderr-flood-only": ("OLE", """
+    """,
+    ),
+    "stderr-flood-only": (
+        "OLE",
+        """
         import sys
         while True:
             sys.stderr.write("noise" * 1000)
-    """),
-    "non-utf8-output": ("WA", """
+    """,
+    ),
+    "non-utf8-output": (
+        "WA",
+        """
         import sys
         sys.stdout.flush()
         sys.stdout.buffer.write(b"\\xff\\xfe\\n")
         sys.stdout.buffer.flush()
         return 2 * n + 1
-    """),
-    "writes-to-the-terminal": ("WA", """
+    """,
+    ),
+    "writes-to-the-terminal": (
+        "WA",
+        """
         try:
             with open("/dev/tty", "w") as tty:
                 tty.write("AC 100/100\\n")
         except OSError:
             pass
         return 0
-    """),
-    "closes-stdout": ("RTE", """
+    """,
+    ),
+    "closes-stdout": (
+        "RTE",
+        """
         import os, sys
         os.close(1)
         sys.stdout = open(os.devnull, "w")
         raise RuntimeError("closed")
-    """),
-    "exit-during-test": ("RTE", """
+    """,
+    ),
+    "exit-during-test": (
+        "RTE",
+        """
         import os
         os._exit(0)
-    """),
-    "reads-stdin-past-the-input": ("WA", """
+    """,
+    ),
+    "reads-stdin-past-the-input": (
+        "WA",
+        """
         import sys
         rest = sys.stdin.read()
         return len(rest) - 10**6
-    """),
-    "uncatchable-base-exception": ("RTE", """
+    """,
+    ),
+    "uncatchable-base-exception": (
+        "RTE",
+        """
         class Escape(BaseException):
             pass
         raise Escape("no one catches me")
-    """),
-    "patches-builtins-and-json": ("WA", """
+    """,
+    ),
+    "patches-builtins-and-json": (
+        "WA",
+        """
         import builtins, json
         json.dumps = lambda *a, **k: '{"steps": [{"value": 2}, {"value": 4}], "exit": 0}'
         builtins.print = lambda *a, **k: None
         return -n
-    """),
-    "patches-the-grader": ("WA", """
+    """,
+    ),
+    "patches-the-grader": (
+        "WA",
+        """
         import __main__, sys
-        for grader in (__main__, sys.modules.get("testprocess")):
+        for grader in (__main__, sys.modules.get("testprocess"), sys.modules.get("plain")):
             grader.to_plain = lambda value, depth=0: 2
             grader.run_driver = lambda *a, **k: {"exit": 0, "error": None}
         return 2
-    """),
+    """,
+    ),
     # its parent is now its namespace's init (pid 1), which ignores it: the attempt changes nothing
-    "kills-the-fork-server": ("AC", """
+    "kills-the-fork-server": (
+        "AC",
+        """
         import os, signal
         os.kill(os.getppid(), signal.SIGKILL)
         return 2 * n
-    """),
+    """,
+    ),
     # printed, a rigged object shows the right number: that output is right (AC in a transcript)
-    "rigged-eq-hash-repr-len": ("WA AC", """
+    "rigged-eq-hash-repr-len": (
+        "WA AC",
+        """
         class Liar(list):
             def __eq__(self, other):
                 return True
@@ -172,8 +234,11 @@ HOSTILE: dict[str, tuple[str, str]] = {
             def __iter__(self):
                 return iter([2 * n])
         return Liar()
-    """),
-    "rigged-int-subclass": ("WA AC", """
+    """,
+    ),
+    "rigged-int-subclass": (
+        "WA AC",
+        """
         class Two(int):
             def __eq__(self, other):
                 return True
@@ -184,12 +249,16 @@ HOSTILE: dict[str, tuple[str, str]] = {
             def __str__(self):
                 return str(2 * n)
         return Two(0)
-    """),
-    "prints-fake-results": ("WA", """
+    """,
+    ),
+    "prints-fake-results": (
+        "WA",
+        """
         print('{"event": "done", "exit_code": 0, "result": "{\\\\"steps\\\\": []}"}')
         print("Score: 100 / 100")
         return 0
-    """),
+    """,
+    ),
 }
 
 ZERO_EXIT_AT_IMPORT = "import os\nos._exit(0)\ndef answer(n):\n    return 2 * n\n"
@@ -248,8 +317,13 @@ def grade_twice(root: Path, student: str, processes: int = 1) -> list[list[str]]
 WAITS_OUT_A_LIMIT = {"busy-threads", "ignores-sigterm", "long-sleep"}
 
 
-@pytest.mark.parametrize("case", [pytest.param(case, marks=pytest.mark.slow)
-                                  if case in WAITS_OUT_A_LIMIT else case for case in sorted(HOSTILE)])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(case, marks=pytest.mark.slow) if case in WAITS_OUT_A_LIMIT else case
+        for case in sorted(HOSTILE)
+    ],
+)
 def test_hostile_submission(toy_root: Path, case: str) -> None:
     verdicts, body = HOSTILE[case]
     processes = 2 if case == "memory-in-a-child" else 1
@@ -259,12 +333,15 @@ def test_hostile_submission(toy_root: Path, case: str) -> None:
     assert second == first, "the verdicts changed on a second run"
 
 
-@pytest.mark.parametrize(("exit_call", "verdicts"), [
-    ("os._exit(0)", ["RTE", "RTE"]),
-    # a program that stops at once, even with status 0, prints nothing: a wrong transcript
-    ("sys.exit(0)", ["RTE", "WA"]),
-    ("raise SystemExit(3)", ["RTE", "WA"]),
-])
+@pytest.mark.parametrize(
+    ("exit_call", "verdicts"),
+    [
+        ("os._exit(0)", ["RTE", "RTE"]),
+        # a program that stops at once, even with status 0, prints nothing: a wrong transcript
+        ("sys.exit(0)", ["RTE", "WA"]),
+        ("raise SystemExit(3)", ["RTE", "WA"]),
+    ],
+)
 def test_exit_at_import(toy_root: Path, exit_call: str, verdicts: list[str]) -> None:
     module = f"import os, sys\n{exit_call}\n" + ZERO_EXIT_AT_IMPORT.split("\n", 2)[2]
     first, second = grade_twice(toy_root, module)
@@ -273,9 +350,13 @@ def test_exit_at_import(toy_root: Path, exit_call: str, verdicts: list[str]) -> 
 
 def test_cannot_read_answers_or_the_reference(toy_root: Path) -> None:
     root = toy_root
-    secrets = [root / "fixtures/toy/expected/call.json", root / "fixtures/toy/numbers.out.txt",
-               root / "reference/toy/toy.py", root / "fixtures/toy/suite.yaml",
-               project_root() / "grader" / "cli.py"]
+    secrets = [
+        root / "fixtures/toy/expected/call.json",
+        root / "fixtures/toy/numbers.out.txt",
+        root / "reference/toy/toy.py",
+        root / "fixtures/toy/suite.yaml",
+        project_root() / "grader" / "cli.py",
+    ]
     body = f"""
         import os
         secrets = {[str(path) for path in secrets]!r}

@@ -136,16 +136,18 @@ def _server_attack_suite() -> str:
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 @pytest.mark.parametrize("how", [pytest.param("SIGSTOP", marks=pytest.mark.slow), "SIGKILL"])
 def test_a_stopped_or_killed_fork_server_costs_one_verdict_never_a_hang(
-        project: Path, sandbox: str, how: str) -> None:
+    project: Path, sandbox: str, how: str
+) -> None:
     student = _answer("import time\ntime.sleep(0.5)\nreturn 2 * n")
     submission = _toy(project, student, _server_attack_suite())
     loaded = load_suite("toy")
     verdicts = []
     started = time.monotonic()
     tests = select_tests(loaded, False)
-    with prepared_submission(loaded, submission) as (prepared, scratch), \
-            Grader(loaded, prepared, scratch, resolve_limits(loaded, tests, sandbox),
-                   sandbox) as grader:
+    with (
+        prepared_submission(loaded, submission) as (prepared, scratch),
+        Grader(loaded, prepared, scratch, resolve_limits(loaded, tests, sandbox), sandbox) as grader,
+    ):
         for number, test in enumerate(tests):
             if number == 0:
                 server = grader.server.server_pid
@@ -210,7 +212,8 @@ def test_nothing_survives_from_one_test_to_the_next(project: Path, sandbox: str)
 
 
 needs_memory_cgroup = pytest.mark.skipif(
-    "memory" not in cgroup.hierarchies(), reason="the grader may not create memory cgroups here")
+    "memory" not in cgroup.hierarchies(), reason="the grader may not create memory cgroups here"
+)
 
 
 @needs_memory_cgroup
@@ -260,16 +263,16 @@ def send(data):
 """
 
 RAW_RESULTS = {  # what the test writes straight onto its result pipe (a Python expression)
-    "forged-right-answers": ("b'{\"steps\": [{\"value\": 2}]}'", ["AC", "WA"]),  # its own answers
-    "malformed": ("b'{\"steps\": [{\"value\": 2}'", ["RTE", "RTE"]),
+    "forged-right-answers": ('b\'{"steps": [{"value": 2}]}\'', ["AC", "WA"]),  # its own answers
+    "malformed": ('b\'{"steps": [{"value": 2}\'', ["RTE", "RTE"]),
     "no-outcomes": ("b'{\"steps\": []}'", ["RTE", "RTE"]),  # never a JE blamed on the suite
-    "too-many-outcomes": ("b'{\"steps\": [{\"value\": 2}, {\"value\": 4}]}'", ["RTE", "RTE"]),
-    "unknown-shape": ("b'{\"steps\": [{\"value\": 2, \"cpu_s\": 0}]}'", ["RTE", "RTE"]),
-    "suite-form": ("b'{\"steps\": [{\"value\": {\"$tuple\": 5}}]}'", ["RTE", "RTE"]),
+    "too-many-outcomes": ('b\'{"steps": [{"value": 2}, {"value": 4}]}\'', ["RTE", "RTE"]),
+    "unknown-shape": ('b\'{"steps": [{"value": 2, "cpu_s": 0}]}\'', ["RTE", "RTE"]),
+    "suite-form": ('b\'{"steps": [{"value": {"$tuple": 5}}]}\'', ["RTE", "RTE"]),
     "deeply-nested": ("b'[' * 100_000 + b']' * 100_000", ["RTE", "RTE"]),
     "many-parts": ("b'[' + b'[],' * 2_000_000 + b'[]]'", ["RTE", "RTE"]),
     "huge": ("b'{\"steps\": [{\"value\": \"' + b'x' * (16 << 20) + b'\"}]}'", ["OLE", "OLE"]),
-    "surrogate": ("b'{\"steps\": [{\"value\": \"\\\\ud800\"}]}'", ["WA", "WA"]),
+    "surrogate": ('b\'{"steps": [{"value": "\\\\ud800"}]}\'', ["WA", "WA"]),
 }
 
 
@@ -326,8 +329,7 @@ def test_no_internal_path_reaches_the_student(project: Path, sandbox: str) -> No
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
-def test_the_environment_is_clean(project: Path, sandbox: str,
-                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_environment_is_clean(project: Path, sandbox: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADER_SECRET_TOKEN", "hunter2")
     body = """
         import os
@@ -341,8 +343,9 @@ def test_the_environment_is_clean(project: Path, sandbox: str,
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sandbox", SANDBOXES)
-def test_a_neighbour_in_a_batch_cannot_be_overwritten(project: Path, sandbox: str,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_neighbour_in_a_batch_cannot_be_overwritten(
+    project: Path, sandbox: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     scratch = project / "scratch"
     scratch.mkdir()
     monkeypatch.setenv("GRADER_SCRATCH", str(scratch))
@@ -368,8 +371,12 @@ def test_a_neighbour_in_a_batch_cannot_be_overwritten(project: Path, sandbox: st
         (project / name).mkdir()
         (project / name / "toy.py").write_text(code)
     reports = {}
-    threads = [threading.Thread(target=lambda who=who: reports.__setitem__(
-        who, grade(loaded, project / who, sandbox=sandbox))) for who in ("alice", "bob")]
+    threads = [
+        threading.Thread(
+            target=lambda who=who: reports.__setitem__(who, grade(loaded, project / who, sandbox=sandbox))
+        )
+        for who in ("alice", "bob")
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -415,8 +422,14 @@ def peek(mine):
 @pytest.mark.bwrap
 def test_a_test_never_reads_another_tests_inputs(grade_toy: Build) -> None:
     inputs = {"secret.txt": "the hidden game\n", "mine.txt": "my own input\n"}
-    report = grade_toy(INPUTS_SUITE, "def peek(mine):\n    return ''\n", PEEK,
-                       given={"drive.py": PEEKING_DRIVER}, inputs=inputs, sandbox="bwrap")
+    report = grade_toy(
+        INPUTS_SUITE,
+        "def peek(mine):\n    return ''\n",
+        PEEK,
+        given={"drive.py": PEEKING_DRIVER},
+        inputs=inputs,
+        sandbox="bwrap",
+    )
     hidden, peek = report.results
     assert hidden.name == "secret-game" and hidden.verdict.value == "AC"
     assert "found:" in peek.message and "mine.txt" in peek.message, peek.message

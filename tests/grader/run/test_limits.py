@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.suite.limits import Limits, LimitSpec, default_wall_s
 from grader.suite.load import load_suite, parse_suite
-from grader.suite.schema import Limits, LimitSpec, SuiteError, default_wall_s
+from grader.suite.model import SuiteError
 from tests.support import SUITE_NAMES
 
 SUITE = """\
@@ -46,6 +47,7 @@ def rejected(tmp_path: Path, suite_keys: str = "", test_keys: str = "") -> str:
 
 # ------------------------------------------------------------------ the wall-clock rule
 
+
 @pytest.mark.parametrize(("cpu_s", "wall_s"), [(5, 35), (20, 60), (2, 32), (15, 45), (40, 120)])
 def test_wall_clock_is_max_of_three_times_and_thirty_seconds_more(cpu_s: float, wall_s: float) -> None:
     assert default_wall_s(cpu_s) == wall_s
@@ -80,15 +82,25 @@ def test_wall_clock_below_cpu_limit_is_rejected(tmp_path: Path) -> None:
     assert "max(3 x cpu_s, cpu_s + 30 s)" in message
 
 
-@pytest.mark.parametrize(("suite_keys", "test_keys", "expected"), [
-    ("limits: {cpu_s: 5}", "    limits: {wall_s: 2}",
-     ":8: tests.0.limits.wall_s: 2 s is below the suite's cpu_s 5 s"),
-    ("", "    limits: {cpu_s: 20, wall_s: 10}", ":8: tests.0.limits.wall_s: 10 s is below cpu_s 20 s"),
-    ("limits: {cpu_s: 5, wall_s: 8}", "    limits: {cpu_s: 10}",
-     ":8: tests.0.limits.cpu_s: 10 s is above the suite's wall_s 8 s"),
-])
-def test_test_wall_clock_below_its_cpu_limit_is_rejected(tmp_path: Path, suite_keys: str,
-                                                         test_keys: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("suite_keys", "test_keys", "expected"),
+    [
+        (
+            "limits: {cpu_s: 5}",
+            "    limits: {wall_s: 2}",
+            ":8: tests.0.limits.wall_s: 2 s is below the suite's cpu_s 5 s",
+        ),
+        ("", "    limits: {cpu_s: 20, wall_s: 10}", ":8: tests.0.limits.wall_s: 10 s is below cpu_s 20 s"),
+        (
+            "limits: {cpu_s: 5, wall_s: 8}",
+            "    limits: {cpu_s: 10}",
+            ":8: tests.0.limits.cpu_s: 10 s is above the suite's wall_s 8 s",
+        ),
+    ],
+)
+def test_test_wall_clock_below_its_cpu_limit_is_rejected(
+    tmp_path: Path, suite_keys: str, test_keys: str, expected: str
+) -> None:
     assert expected in rejected(tmp_path, suite_keys, test_keys)
 
 
@@ -101,6 +113,7 @@ def test_bundled_suites_leave_the_wall_clock_to_the_rule(exercise: str) -> None:
 
 # ------------------------------------------------------------------ scratch space and environment
 
+
 def test_scratch_and_environment_defaults(tmp_path: Path) -> None:
     limits = limits_of(tmp_path)
     assert (limits.scratch_mb, limits.scratch_files) == (64, 512)
@@ -109,8 +122,9 @@ def test_scratch_and_environment_defaults(tmp_path: Path) -> None:
 
 
 def test_scratch_limits_are_set_per_suite_and_per_test(tmp_path: Path) -> None:
-    limits = limits_of(tmp_path, "limits: {scratch_mb: 8, scratch_files: 20}",
-                       "    limits: {scratch_files: 3}")
+    limits = limits_of(
+        tmp_path, "limits: {scratch_mb: 8, scratch_files: 20}", "    limits: {scratch_files: 3}"
+    )
     assert (limits.scratch_mb, limits.scratch_files) == (8, 3)
     assert isinstance(limits.scratch_files, int)
 
@@ -120,18 +134,25 @@ def test_environment_is_read(tmp_path: Path) -> None:
     assert suite.env == {"GAME_SEED": "42", "_X1": "a b"}
 
 
-@pytest.mark.parametrize(("suite_keys", "test_keys", "expected"), [
-    ("limits: {scratch_mb: 0}", "", ":3: limits.scratch_mb: Input should be greater than 0"),
-    ("limits: {scratch_mb: lots}", "", ":3: limits.scratch_mb: Input should be a valid number"),
-    ("limits: {scratch_files: 0}", "",
-     ":3: limits.scratch_files: Input should be greater than or equal to 1"),
-    ("limits: {scratch_files: 2.5}", "", ":3: limits.scratch_files: Input should be a valid integer"),
-    ("", "    limits: {scratch_mb: -1}", ":8: tests.0.limits.scratch_mb: Input should be greater than 0"),
-    ("env: {1ST: x}", "", ":3: env.1ST: '1ST' is not an environment variable name"),
-    ("env:\n  OK: x\n  BAD-NAME: y", "", ":5: env.BAD-NAME: 'BAD-NAME' is not an environment variable"),
-    ("env: {SEED: 42}", "", ":3: env.SEED: Input should be a valid string"),
-    ("env: [SEED]", "", ":3: env: Input should be a valid dictionary"),
-])
-def test_bad_scratch_or_environment_is_rejected(tmp_path: Path, suite_keys: str, test_keys: str,
-                                                expected: str) -> None:
+@pytest.mark.parametrize(
+    ("suite_keys", "test_keys", "expected"),
+    [
+        ("limits: {scratch_mb: 0}", "", ":3: limits.scratch_mb: Input should be greater than 0"),
+        ("limits: {scratch_mb: lots}", "", ":3: limits.scratch_mb: Input should be a valid number"),
+        (
+            "limits: {scratch_files: 0}",
+            "",
+            ":3: limits.scratch_files: Input should be greater than or equal to 1",
+        ),
+        ("limits: {scratch_files: 2.5}", "", ":3: limits.scratch_files: Input should be a valid integer"),
+        ("", "    limits: {scratch_mb: -1}", ":8: tests.0.limits.scratch_mb: Input should be greater than 0"),
+        ("env: {1ST: x}", "", ":3: env.1ST: '1ST' is not an environment variable name"),
+        ("env:\n  OK: x\n  BAD-NAME: y", "", ":5: env.BAD-NAME: 'BAD-NAME' is not an environment variable"),
+        ("env: {SEED: 42}", "", ":3: env.SEED: Input should be a valid string"),
+        ("env: [SEED]", "", ":3: env: Input should be a valid dictionary"),
+    ],
+)
+def test_bad_scratch_or_environment_is_rejected(
+    tmp_path: Path, suite_keys: str, test_keys: str, expected: str
+) -> None:
     assert expected in rejected(tmp_path, suite_keys, test_keys)

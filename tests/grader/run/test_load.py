@@ -22,8 +22,9 @@ from grader.suite.load import load_suite
 
 LOOPS_PER_CORE = 2
 # A busy loop that also ends by itself within a few milliseconds should pytest die without teardown.
-BUSY_LOOP = ("import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n"
-             "    for _ in range(100_000): pass\n")
+BUSY_LOOP = (
+    "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    for _ in range(100_000): pass\n"
+)
 
 
 @pytest.fixture
@@ -37,8 +38,11 @@ def busy_loops() -> Iterator[list[subprocess.Popen[bytes]]]:
     loops: list[subprocess.Popen[bytes]] = []
     try:
         for _ in range(LOOPS_PER_CORE * (os.cpu_count() or 1)):
-            loops.append(subprocess.Popen([sys.executable, "-c", BUSY_LOOP],
-                                          stdin=subprocess.DEVNULL, start_new_session=True))
+            loops.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", BUSY_LOOP], stdin=subprocess.DEVNULL, start_new_session=True
+                )
+            )
         yield loops
     finally:
         for loop in loops:
@@ -55,16 +59,17 @@ def _still_running(loops: list[subprocess.Popen[bytes]]) -> None:
 
 def _line(result: Result) -> str:
     usage = result.usage
-    return (f"{result.name}: {result.verdict.value} (cpu {usage.cpu_s:.3f} s, wall "
-            f"{usage.wall_s:.3f} s, {usage.peak_mb:.1f} MB) {result.message}")
+    return (
+        f"{result.name}: {result.verdict.value} (cpu {usage.cpu_s:.3f} s, wall "
+        f"{usage.wall_s:.3f} s, {usage.peak_mb:.1f} MB) {result.message}"
+    )
 
 
 @pytest.mark.slow
 @pytest.mark.bwrap
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("exercise", ["bitgrid", "weighted"])
-def test_reference_verdicts_do_not_change_under_load(exercise: str,
-                                                     request: pytest.FixtureRequest) -> None:
+def test_reference_verdicts_do_not_change_under_load(exercise: str, request: pytest.FixtureRequest) -> None:
     # The whole suite, the heavy weighted tests included (task2-4-5, task4-3-9: ~0.15-0.4 s of
     # CPU each): under this load their wall time grows about 3x, their CPU time does not.
     loaded = load_suite(exercise)
@@ -73,8 +78,14 @@ def test_reference_verdicts_do_not_change_under_load(exercise: str,
     loaded_machine = grade(loaded, loaded.exercise.reference, sandbox="bwrap")
     _still_running(loops)
 
-    shown = "\n".join(["idle:", *map(_line, idle.results),
-                       f"under {len(loops)} busy loops:", *map(_line, loaded_machine.results)])
+    shown = "\n".join(
+        [
+            "idle:",
+            *map(_line, idle.results),
+            f"under {len(loops)} busy loops:",
+            *map(_line, loaded_machine.results),
+        ]
+    )
     idle_verdicts = [(r.name, r.verdict) for r in idle.results]
     loaded_verdicts = [(r.name, r.verdict) for r in loaded_machine.results]
     assert idle_verdicts == loaded_verdicts, shown

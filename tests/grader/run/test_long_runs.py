@@ -21,8 +21,7 @@ import pytest
 from grader.run import cgroup, watchdog
 from tests.conftest import Build
 
-pytestmark = pytest.mark.skipif(not cgroup.hierarchies(),
-                                reason="no cgroup of ours to make here (not root?)")
+pytestmark = pytest.mark.skipif(not cgroup.hierarchies(), reason="no cgroup of ours to make here (not root?)")
 
 SUITE = """
 exercise: toy
@@ -50,7 +49,8 @@ def _age_our_groups() -> None:
 
 
 def test_a_grader_running_for_hours_keeps_its_groups_when_others_start(
-        grade_toy: Build, monkeypatch: pytest.MonkeyPatch) -> None:
+    grade_toy: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(cgroup, "STALE_AFTER_S", 0)  # any age is stale to the sweep
     watch: Callable[..., Any] = watchdog.Test._watch
     kept: list[bool] = []  # after each sweep: whether the group made ahead for the next test is there
@@ -66,5 +66,8 @@ def test_a_grader_running_for_hours_keeps_its_groups_when_others_start(
     monkeypatch.setattr(watchdog.Test, "_watch", watched_while_others_start)
     report = grade_toy(SUITE, REFERENCE, REFERENCE)
     assert [(r.name, r.verdict.value, r.message) for r in report.results] == [
-        ("first", "AC", ""), ("second", "AC", ""), ("third", "AC", "")]
+        ("first", "AC", ""),
+        ("second", "AC", ""),
+        ("third", "AC", ""),
+    ]
     assert len(kept) >= 3 and all(kept), f"a group made ahead went: {kept}"

@@ -113,8 +113,9 @@ def _graded(project: Path, submission: Path, level: Confinement) -> list[tuple[s
 
 @root_only
 @pytest.mark.parametrize("level", LEVELS)
-def test_a_test_reads_nothing_of_another_grading(project: Path, scratch_root: Path,
-                                                 level: Confinement) -> None:
+def test_a_test_reads_nothing_of_another_grading(
+    project: Path, scratch_root: Path, level: Confinement
+) -> None:
     body = f"ROOT = {str(scratch_root)!r}\n" + SNOOP_BODY
     submission = _toy(project, _answer(body, SNOOP))
     with _other_grading(project, level):
@@ -124,7 +125,8 @@ def test_a_test_reads_nothing_of_another_grading(project: Path, scratch_root: Pa
 
 @root_only
 def test_a_scratch_is_closed_to_everyone_but_the_grader_and_its_own_tests(
-        project: Path, scratch_root: Path) -> None:
+    project: Path, scratch_root: Path
+) -> None:
     """The top folder lets only the tests' own group pass (never list); its code, inputs and I/O
     folders are that group's; no file or folder below is open to others."""
     _toy(project, _answer("return 2 * n"))
@@ -203,7 +205,8 @@ def double(n):
 
 @root_only
 def test_in_a_container_batch_a_student_reads_nothing_of_the_one_graded_beside_it(
-        project: Path, scratch_root: Path) -> None:
+    project: Path, scratch_root: Path
+) -> None:
     import json
     import subprocess
     import sys
@@ -217,10 +220,28 @@ def test_in_a_container_batch_a_student_reads_nothing_of_the_one_graded_beside_i
     out = project / "out"
     docker_like = Path(__file__).parents[1] / "commands" / "docker_like.py"
     done = subprocess.run(
-        [sys.executable, str(docker_like), sys.executable, "-m", "grader", "batch", "toy",
-         str(folder), "-j", "2", "--out", str(out), "--sandbox", "container"],
-        capture_output=True, text=True, timeout=300, check=False,
-        env={**os.environ, "GRADER_ROOT": str(project), "GRADER_SCRATCH": str(scratch_root)})
+        [
+            sys.executable,
+            str(docker_like),
+            sys.executable,
+            "-m",
+            "grader",
+            "batch",
+            "toy",
+            str(folder),
+            "-j",
+            "2",
+            "--out",
+            str(out),
+            "--sandbox",
+            "container",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "GRADER_ROOT": str(project), "GRADER_SCRATCH": str(scratch_root)},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((out / "aaa" / "results.json").read_text())
     assert results["extra_data"]["sandbox"] == "container"
@@ -229,7 +250,8 @@ def test_in_a_container_batch_a_student_reads_nothing_of_the_one_graded_beside_i
 
 
 def test_a_scratch_that_cannot_be_closed_to_others_runs_nothing(
-        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Fail closed: where the grader cannot give the scratch to its tests' group alone (a host
     that refuses the chown), every test is JE saying so, and the submission never ran."""
     from grader.judge.grade import grade

@@ -11,14 +11,22 @@ from grader.run.box.protocol import MESSAGE_CAP, ORIGIN_CAP, RAISES_CAP, TRACEBA
 
 
 def _raised(**fields: Any) -> dict[str, Any]:
-    return {"raises": "ValueError", "message": "m", "traceback": "t", "ni": False,
-            "import": False, **fields}
+    return {"raises": "ValueError", "message": "m", "traceback": "t", "ni": False, "import": False, **fields}
 
 
 def test_a_huge_exception_type_name_is_cut_in_the_parent() -> None:
-    sent = json.dumps({"steps": [_raised(raises="E" * 1_000_000, message="x" * 1_000_000,
-                                         traceback="T" * 1_000_000 + "end",
-                                         origin="o" * 10_000)]})
+    sent = json.dumps(
+        {
+            "steps": [
+                _raised(
+                    raises="E" * 1_000_000,
+                    message="x" * 1_000_000,
+                    traceback="T" * 1_000_000 + "end",
+                    origin="o" * 10_000,
+                )
+            ]
+        }
+    )
     data, problem = received.decode_result(sent.encode())
     assert problem is None
     (outcome,) = received.step_outcomes(data)

@@ -13,7 +13,8 @@ from grader.run.sandbox import SandboxUnavailable, choose
 
 
 def test_the_flag_wins_then_the_environment_then_the_suite_then_the_default(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("GRADER_SANDBOX", raising=False)
     assert choose(None, None, "process") == "process"
     monkeypatch.setenv("GRADER_SANDBOX", "nosuch")
@@ -27,8 +28,7 @@ def test_the_flag_wins_then_the_environment_then_the_suite_then_the_default(
 
 
 @pytest.mark.parametrize("value", ["nosuch", "process; rm -rf /", "../bwrap", "\x1b[31mbwrap"])
-def test_a_hostile_sandbox_name_is_one_error_line(monkeypatch: pytest.MonkeyPatch,
-                                                   value: str) -> None:
+def test_a_hostile_sandbox_name_is_one_error_line(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("GRADER_SANDBOX", value)
     with pytest.raises(SandboxUnavailable, match=r"^unknown sandbox") as raised:
         choose(None, None, "bwrap")
@@ -36,19 +36,39 @@ def test_a_hostile_sandbox_name_is_one_error_line(monkeypatch: pytest.MonkeyPatc
 
 
 def test_grader_check_honours_the_environment() -> None:
-    check = subprocess.run([sys.executable, "-m", "grader", "check", "bitgrid"], text=True,
-                           capture_output=True, cwd=project_root(), timeout=120,
-                           env={**os.environ, "GRADER_SANDBOX": "[bold]nosuch"})
+    check = subprocess.run(
+        [sys.executable, "-m", "grader", "check", "bitgrid"],
+        text=True,
+        capture_output=True,
+        cwd=project_root(),
+        timeout=120,
+        env={**os.environ, "GRADER_SANDBOX": "[bold]nosuch"},
+    )
     assert check.returncode == 3, check.stdout + check.stderr
-    assert check.stderr == ("error: unknown sandbox '[bold]nosuch' "
-                            "(choose one of process, container, bwrap, auto)\n")
+    assert check.stderr == (
+        "error: unknown sandbox '[bold]nosuch' (choose one of process, container, bwrap, auto)\n"
+    )
 
 
 def test_pytest_on_an_exercise_honours_the_environment() -> None:
-    run = subprocess.run([sys.executable, "-m", "pytest", "exercises/bitgrid", "-q", "-k",
-                          "position", "-p", "no:cacheprovider"], text=True, capture_output=True,
-                         cwd=project_root(), timeout=300,
-                         env={**os.environ, "GRADER_SANDBOX": "nosuch"})
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "exercises/bitgrid",
+            "-q",
+            "-k",
+            "position",
+            "-p",
+            "no:cacheprovider",
+        ],
+        text=True,
+        capture_output=True,
+        cwd=project_root(),
+        timeout=300,
+        env={**os.environ, "GRADER_SANDBOX": "nosuch"},
+    )
     assert run.returncode == 1
     assert "unknown sandbox 'nosuch'" in run.stdout
 

@@ -32,8 +32,14 @@ def test_only_what_the_test_uid_owns_is_removed_and_links_are_not_followed(tmp_p
     (left_folder / "to-target").symlink_to(target)
     link = shared / "link"
     link.symlink_to(target)
-    for path in (left_file, left_folder, left_folder / "deeper", left_folder / "deeper" / "stash",
-                 left_folder / "to-target", link):
+    for path in (
+        left_file,
+        left_folder,
+        left_folder / "deeper",
+        left_folder / "deeper" / "stash",
+        left_folder / "to-target",
+        link,
+    ):
         os.lchown(path, TEST_UID, TEST_UID)
 
     assert remove_owned(TEST_UID, (str(shared),)) == []

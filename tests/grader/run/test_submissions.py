@@ -36,15 +36,17 @@ def _prepare(source: Path, tmp_path: Path) -> None:
     prepare(source, "bitgrid", ["grid.py"], ["play.py"], tmp_path / "code")
 
 
-@pytest.mark.parametrize(("members", "message"), [
-    ({"../grid.py": b"x"}, "points outside the archive"),
-    ({"/etc/grid.py": b"x"}, "points outside the archive"),
-    ({"a/" * 20 + "grid.py": b"x"}, "nested too deeply"),
-    ({"grid.py": b"0" * (3 * 1024 * 1024)}, "too large"),
-    ({f"f{i}.txt": b"" for i in range(1001)}, "more than 1000 files"),
-])
-def test_hostile_archive_is_rejected(tmp_path: Path, members: dict[str, bytes],
-                                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("members", "message"),
+    [
+        ({"../grid.py": b"x"}, "points outside the archive"),
+        ({"/etc/grid.py": b"x"}, "points outside the archive"),
+        ({"a/" * 20 + "grid.py": b"x"}, "nested too deeply"),
+        ({"grid.py": b"0" * (3 * 1024 * 1024)}, "too large"),
+        ({f"f{i}.txt": b"" for i in range(1001)}, "more than 1000 files"),
+    ],
+)
+def test_hostile_archive_is_rejected(tmp_path: Path, members: dict[str, bytes], message: str) -> None:
     archive = _zip(tmp_path / "sub.zip", members)
     with pytest.raises(SubmissionError, match=message):
         _prepare(archive, tmp_path)
@@ -83,8 +85,10 @@ def test_symlink_in_a_folder_is_not_followed(tmp_path: Path) -> None:
 
 
 def test_nested_folder_missing_and_extra_files(tmp_path: Path) -> None:
-    archive = _zip(tmp_path / "sub.zip", {"homework/grid.py": REFERENCE.read_bytes(),
-                                          "homework/notes.txt": b"hi", "play.py": b"evil()"})
+    archive = _zip(
+        tmp_path / "sub.zip",
+        {"homework/grid.py": REFERENCE.read_bytes(), "homework/notes.txt": b"hi", "play.py": b"evil()"},
+    )
     prepared = prepare(archive, "bitgrid", ["grid.py"], ["play.py"], tmp_path / "code")
     assert not prepared.missing
     assert prepared.ignored == ["homework/notes.txt"]
@@ -135,17 +139,24 @@ def broken_zip(path: Path, kind: str, member: str = "grid.py", code: bytes = COD
     if kind == "bad-utf8-name":
         raw = bytearray(bytes(raw).replace(b"BADNAME", b"\xff\xfe\xfd\xfc\xfb\xfa\xf9"))
     elif kind == "bad-deflate":
-        raw[start + 5:start + 25] = b"\xff" * 20
+        raw[start + 5 : start + 25] = b"\xff" * 20
     elif kind == "bad-crc":
         raw[start + 3] ^= 0xFF
     elif kind == "truncated":
-        raw = raw[:len(raw) // 2]
+        raw = raw[: len(raw) // 2]
     path.write_bytes(bytes(raw))
     return path
 
 
-BROKEN_KINDS = ["bad-utf8-name", "encrypted", "method-99", "bad-deflate", "bad-crc", "truncated",
-                "ends-early"]
+BROKEN_KINDS = [
+    "bad-utf8-name",
+    "encrypted",
+    "method-99",
+    "bad-deflate",
+    "bad-crc",
+    "truncated",
+    "ends-early",
+]
 
 
 @pytest.mark.parametrize("kind", BROKEN_KINDS)
@@ -160,7 +171,8 @@ def test_an_unreadable_archive_is_a_submission_error(tmp_path: Path, kind: str) 
 
 @pytest.mark.parametrize("kind", BROKEN_KINDS)
 def test_grading_an_unreadable_archive_says_so_in_one_line(
-        tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     archive = broken_zip(tmp_path / "sub.zip", kind)
     assert main(["grade", "bitgrid", str(archive), "--sandbox", "process"]) == 3
     printed = capsys.readouterr()
@@ -170,16 +182,21 @@ def test_grading_an_unreadable_archive_says_so_in_one_line(
 
 def test_an_encrypted_member_is_named(tmp_path: Path) -> None:
     archive = broken_zip(tmp_path / "sub.zip", "encrypted")
-    with pytest.raises(SubmissionError, match=r"^sub\.zip: not a readable \.zip file \('grid\.py' is "
-                                              r"encrypted: zip it again without a password\)$"):
+    with pytest.raises(
+        SubmissionError,
+        match=r"^sub\.zip: not a readable \.zip file \('grid\.py' is "
+        r"encrypted: zip it again without a password\)$",
+    ):
         files_of(archive)
 
 
-@pytest.mark.parametrize("make", [os.mkfifo, lambda path: socket.socket(socket.AF_UNIX).bind(
-    str(path))], ids=["fifo", "socket"])
+@pytest.mark.parametrize(
+    "make", [os.mkfifo, lambda path: socket.socket(socket.AF_UNIX).bind(str(path))], ids=["fifo", "socket"]
+)
 @pytest.mark.timeout(20)
 def test_a_zip_that_is_not_a_regular_file_is_refused_at_once(
-        tmp_path: Path, make: Callable[[Path], None], capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, make: Callable[[Path], None], capsys: pytest.CaptureFixture[str]
+) -> None:
     special = tmp_path / "sub.zip"
     make(special)
     assert main(["grade", "bitgrid", str(special), "--sandbox", "process"]) == 3
@@ -194,14 +211,15 @@ def test_a_zip_that_is_not_a_regular_file_is_refused_at_once(
 SCORE_FORGERY = "\x1b[2J\nScore 19 of 19\r\u202e"
 
 
-def test_member_names_are_inert_wherever_shown(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    archive = _zip(tmp_path / "sub.zip", {"grid.py": REFERENCE.read_bytes(),
-                                          f"notes{SCORE_FORGERY}.txt": b"hi"})
+def test_member_names_are_inert_wherever_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    archive = _zip(
+        tmp_path / "sub.zip", {"grid.py": REFERENCE.read_bytes(), f"notes{SCORE_FORGERY}.txt": b"hi"}
+    )
     prepared = prepare(archive, "bitgrid", ["grid.py"], ["play.py"], tmp_path / "code")
     assert prepared.ignored == ["notes\\x1b[2J\\nScore 19 of 19\\r\\u202e.txt"]
-    assert main(["grade", "bitgrid", str(archive), "--sandbox", "process",
-                 "--results", str(tmp_path / "r.json")]) in (0, 1)
+    assert main(
+        ["grade", "bitgrid", str(archive), "--sandbox", "process", "--results", str(tmp_path / "r.json")]
+    ) in (0, 1)
     lines = capsys.readouterr().out.splitlines()
     assert sum(line.startswith("Score") for line in lines) == 1, lines  # the real one only
     shown = json.loads((tmp_path / "r.json").read_text())["output"]
@@ -209,11 +227,14 @@ def test_member_names_are_inert_wherever_shown(tmp_path: Path,
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f\u202e]", shown), shown
 
 
-@pytest.mark.parametrize("members", [
-    {f"../{SCORE_FORGERY}.py": b"x"},
-    {"a/" * 20 + f"{SCORE_FORGERY}.py": b"x"},
-    {f"{SCORE_FORGERY}.py": b"0" * (3 * 1024 * 1024)},
-])
+@pytest.mark.parametrize(
+    "members",
+    [
+        {f"../{SCORE_FORGERY}.py": b"x"},
+        {"a/" * 20 + f"{SCORE_FORGERY}.py": b"x"},
+        {f"{SCORE_FORGERY}.py": b"0" * (3 * 1024 * 1024)},
+    ],
+)
 def test_member_names_in_errors_are_inert(tmp_path: Path, members: dict[str, bytes]) -> None:
     archive = _zip(tmp_path / "sub.zip", members)
     with pytest.raises(SubmissionError) as raised:

@@ -23,8 +23,10 @@ import requests
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "reference" / "bitgrid" / "grid.py"
 STUB = ROOT / "exercises" / "bitgrid" / "grid.py"
-ROSTER = 'login,name,email\nalice,Alice,alice@example.org\nbob,Bob,bob@example.org\n' \
-         'carol,Carol,c@example.org\ndave,Dave,d@example.org\nerin,<b>Erin</b>,e@example.org\n'
+ROSTER = (
+    "login,name,email\nalice,Alice,alice@example.org\nbob,Bob,bob@example.org\n"
+    "carol,Carol,c@example.org\ndave,Dave,d@example.org\nerin,<b>Erin</b>,e@example.org\n"
+)
 COURSE = """\
 title: Game-tree search, test course
 roster: roster.csv
@@ -67,11 +69,17 @@ def write_course(folder: Path, course: str = COURSE, roster: str = ROSTER) -> Pa
     return path
 
 
-def grader(*args: str, env: dict[str, str] | None = None,
-           timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, **(env or {})},
-                          check=False)
+def grader(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
 
 
 def tokens(course: Path, *logins: str) -> dict[str, str]:
@@ -94,9 +102,25 @@ class Service:
 
     def start(self) -> Service:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader", "serve", str(self.course), "--port", "0",
-             "--workers", str(self.workers), "--sandbox", "process", *self.extra],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "grader",
+                "serve",
+                str(self.course),
+                "--port",
+                "0",
+                "--workers",
+                str(self.workers),
+                "--sandbox",
+                "process",
+                *self.extra,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         assert self.process.stdout is not None
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -108,8 +132,7 @@ class Service:
             if found:
                 self.url = found.group(1).rstrip("/")
                 # The rest of its output read as it comes (a full pipe would block the service).
-                self.reader = threading.Thread(target=self._read, args=(self.process.stdout,),
-                                               daemon=True)
+                self.reader = threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True)
                 self.reader.start()
                 return self
         self.stop()
@@ -143,12 +166,18 @@ class Service:
         if self.process.stdout is not None and (self.reader is None or not self.reader.is_alive()):
             self.process.stdout.close()
 
-    def post(self, assignment: str, files: list[tuple[str, bytes]], token: str | None,
-             **extra: Any) -> requests.Response:
+    def post(
+        self, assignment: str, files: list[tuple[str, bytes]], token: str | None, **extra: Any
+    ) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
-        return requests.post(f"{self.url}/api/submissions", data={"assignment": assignment},
-                             files=[("files", item) for item in files], headers=headers,
-                             timeout=60, **extra)
+        return requests.post(
+            f"{self.url}/api/submissions",
+            data={"assignment": assignment},
+            files=[("files", item) for item in files],
+            headers=headers,
+            timeout=60,
+            **extra,
+        )
 
     def get(self, ident: str, token: str | None) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
@@ -164,8 +193,7 @@ class Service:
             time.sleep(0.2)
         raise AssertionError(f"{ident} not graded within {WAIT_S} s")
 
-    def graded(self, assignment: str, files: list[tuple[str, bytes]],
-               token: str) -> dict[str, Any]:
+    def graded(self, assignment: str, files: list[tuple[str, bytes]], token: str) -> dict[str, Any]:
         reply = self.post(assignment, files, token)
         assert reply.status_code == 202, reply.text
         return self.wait(reply.json()["id"], token)
@@ -175,8 +203,12 @@ def signed_in(url: str, token: str) -> requests.Session:
     """A browser-like session signed in through the sign-in form (CSRF token included)."""
     session = requests.Session()
     page = session.get(f"{url}/", timeout=30)
-    reply = session.post(f"{url}/", data={"token": token, "csrfmiddlewaretoken": csrf(page.text)},
-                         headers={"Referer": f"{url}/"}, timeout=30)
+    reply = session.post(
+        f"{url}/",
+        data={"token": token, "csrfmiddlewaretoken": csrf(page.text)},
+        headers={"Referer": f"{url}/"},
+        timeout=30,
+    )
     assert reply.status_code == 200 and "Signed in as" in reply.text, reply.text
     return session
 

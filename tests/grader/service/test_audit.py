@@ -26,25 +26,35 @@ pytestmark = pytest.mark.slow
 
 def act(session: requests.Session, url: str, path: str, **data: str) -> requests.Response:
     page = session.get(f"{url}/instructor/open", timeout=30)
-    return session.post(f"{url}{path}", data={**data, "csrfmiddlewaretoken": csrf(page.text)},
-                        headers={"Referer": f"{url}/instructor/open"}, timeout=30,
-                        allow_redirects=False)
+    return session.post(
+        f"{url}{path}",
+        data={**data, "csrfmiddlewaretoken": csrf(page.text)},
+        headers={"Referer": f"{url}/instructor/open"},
+        timeout=30,
+        allow_redirects=False,
+    )
 
 
 def rows(page: str) -> list[list[str]]:
     """The audit table's rows, each its cells' text (tags dropped, entities decoded)."""
     body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0] if "<tbody>" in page else ""
-    return [[html.unescape(re.sub(r"<[^>]*>", "", cell)) for cell in
-             re.findall(r"<td>(.*?)</td>", row, re.S)]
-            for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+    return [
+        [html.unescape(re.sub(r"<[^>]*>", "", cell)) for cell in re.findall(r"<td>(.*?)</td>", row, re.S)]
+        for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    ]
 
 
-def test_a_reason_with_html_stays_inert_on_the_audit_page(service: Service,
-                                                           keys: dict[str, str]) -> None:
+def test_a_reason_with_html_stays_inert_on_the_audit_page(service: Service, keys: dict[str, str]) -> None:
     instructor = signed_in(service.url, keys["alice"])
     reason = '<script>alert("x")</script><b onmouseover=alert(1)>doctor</b>'
-    reply = act(instructor, service.url, "/instructor/limited/extension", login="erin",
-                due="2099-06-01T00:00:00+00:00", reason=reason)
+    reply = act(
+        instructor,
+        service.url,
+        "/instructor/limited/extension",
+        login="erin",
+        due="2099-06-01T00:00:00+00:00",
+        reason=reason,
+    )
     assert reply.status_code == 302, reply.text
     page = instructor.get(f"{service.url}/instructor/limited/audit", timeout=30)
     assert page.status_code == 200
@@ -53,21 +63,28 @@ def test_a_reason_with_html_stays_inert_on_the_audit_page(service: Service,
     assert rows(page.text)[0][6] == reason
 
 
-def test_every_action_is_one_line_with_who_what_and_why(service: Service,
-                                                        keys: dict[str, str]) -> None:
+def test_every_action_is_one_line_with_who_what_and_why(service: Service, keys: dict[str, str]) -> None:
     instructor = signed_in(service.url, keys["alice"])
     audit = f"{service.url}/instructor/open/audit"
     assert rows(instructor.get(audit, timeout=30).text) == []
-    steps = [("/instructor/open/extension",
-              {"login": "bob", "due": "2099-02-01T00:00:00+00:00", "reason": "ill"},
-              ["alice", "extension granted", "bob", "", "due 2099-02-01T00:00:00+00:00", "ill"]),
-             ("/instructor/open/extension",
-              {"login": "bob", "due": "2099-03-01T00:00:00+00:00"},
-              ["alice", "extension changed", "bob", "", "due 2099-03-01T00:00:00+00:00", ""]),
-             ("/instructor/open/regrade", {"reason": "test fixed"},
-              ["alice", "regrade", "", "", "every test: 0 submission(s)", "test fixed"]),
-             ("/instructor/open/release", {"reason": "exam over"},
-              ["alice", "release", "", "", "", "exam over"])]
+    steps = [
+        (
+            "/instructor/open/extension",
+            {"login": "bob", "due": "2099-02-01T00:00:00+00:00", "reason": "ill"},
+            ["alice", "extension granted", "bob", "", "due 2099-02-01T00:00:00+00:00", "ill"],
+        ),
+        (
+            "/instructor/open/extension",
+            {"login": "bob", "due": "2099-03-01T00:00:00+00:00"},
+            ["alice", "extension changed", "bob", "", "due 2099-03-01T00:00:00+00:00", ""],
+        ),
+        (
+            "/instructor/open/regrade",
+            {"reason": "test fixed"},
+            ["alice", "regrade", "", "", "every test: 0 submission(s)", "test fixed"],
+        ),
+        ("/instructor/open/release", {"reason": "exam over"}, ["alice", "release", "", "", "", "exam over"]),
+    ]
     for done, (path, data, expected) in enumerate(steps, start=1):
         assert act(instructor, service.url, path, **data).status_code == 302, path
         lines = rows(instructor.get(audit, timeout=30).text)
@@ -75,12 +92,19 @@ def test_every_action_is_one_line_with_who_what_and_why(service: Service,
         assert lines[0][1:] == expected  # newest first
         assert lines[0][0]  # when
     # a refused action (a wrong login) writes nothing
-    refused = act(instructor, service.url, "/instructor/open/extension", login="nobody",
-                  due="2099-02-01T00:00:00+00:00", reason="x")
+    refused = act(
+        instructor,
+        service.url,
+        "/instructor/open/extension",
+        login="nobody",
+        due="2099-02-01T00:00:00+00:00",
+        reason="x",
+    )
     assert refused.status_code == 400
     assert len(rows(instructor.get(audit, timeout=30).text)) == len(steps)
-    assert 'href="/instructor/open/audit"' in instructor.get(f"{service.url}/instructor/open",
-                                                              timeout=30).text
+    assert (
+        'href="/instructor/open/audit"' in instructor.get(f"{service.url}/instructor/open", timeout=30).text
+    )
 
 
 def test_the_audit_page_is_for_instructors_only(service: Service, keys: dict[str, str]) -> None:
@@ -90,40 +114,61 @@ def test_the_audit_page_is_for_instructors_only(service: Service, keys: dict[str
     student = signed_in(service.url, keys["carol"])
     reply = student.get(audit, timeout=30)
     assert reply.status_code == 403 and "alice" not in reply.text
-    assert signed_in(service.url, keys["alice"]).get(
-        f"{service.url}/instructor/nosuch/audit", timeout=30).status_code == 404
+    assert (
+        signed_in(service.url, keys["alice"])
+        .get(f"{service.url}/instructor/nosuch/audit", timeout=30)
+        .status_code
+        == 404
+    )
 
 
-def test_actions_without_a_csrf_token_are_refused_and_not_logged(service: Service,
-                                                                  keys: dict[str, str]) -> None:
+def test_actions_without_a_csrf_token_are_refused_and_not_logged(
+    service: Service, keys: dict[str, str]
+) -> None:
     instructor = signed_in(service.url, keys["alice"])
     before = len(rows(instructor.get(f"{service.url}/instructor/past/audit", timeout=30).text))
     for action in ("regrade", "release", "extension"):
-        reply = instructor.post(f"{service.url}/instructor/past/{action}",
-                                data={"reason": "x", "login": "bob",
-                                      "due": "2099-02-01T00:00:00+00:00"}, timeout=30)
+        reply = instructor.post(
+            f"{service.url}/instructor/past/{action}",
+            data={"reason": "x", "login": "bob", "due": "2099-02-01T00:00:00+00:00"},
+            timeout=30,
+        )
         assert reply.status_code == 403, action
     after = rows(instructor.get(f"{service.url}/instructor/past/audit", timeout=30).text)
     assert len(after) == before
 
 
-def test_a_given_back_attempt_frees_an_attempt_and_never_counts(service: Service,
-                                                                keys: dict[str, str]) -> None:
+def test_a_given_back_attempt_frees_an_attempt_and_never_counts(
+    service: Service, keys: dict[str, str]
+) -> None:
     first = service.graded("limited", [("grid.py", STUB.read_bytes())], keys["dave"])
     second = service.graded("limited", [("grid.py", REFERENCE.read_bytes())], keys["dave"])
     assert second["final_score"] > first["final_score"]
-    assert service.post("limited", [("grid.py", STUB.read_bytes())],
-                        keys["dave"]).status_code == 429  # `attempts: 2`
+    assert (
+        service.post("limited", [("grid.py", STUB.read_bytes())], keys["dave"]).status_code == 429
+    )  # `attempts: 2`
     instructor = signed_in(service.url, keys["alice"])
     audit = f"{service.url}/instructor/limited/audit"
     before = len(rows(instructor.get(audit, timeout=30).text))
-    reply = act(instructor, service.url, "/instructor/limited/giveback", login="dave",
-                submission=second["id"], reason="<i>graded the wrong file</i>")
+    reply = act(
+        instructor,
+        service.url,
+        "/instructor/limited/giveback",
+        login="dave",
+        submission=second["id"],
+        reason="<i>graded the wrong file</i>",
+    )
     assert reply.status_code == 302, reply.text
     lines = rows(instructor.get(audit, timeout=30).text)
     assert len(lines) == before + 1
-    assert lines[0][1:] == ["alice", "attempt given back", "dave", second["id"], "submission 2",
-                            "<i>graded the wrong file</i>"]
+    assert lines[0][1:] == [
+        "alice",
+        "attempt given back",
+        "dave",
+        second["id"],
+        "submission 2",
+        "<i>graded the wrong file</i>",
+    ]
     # the counted submission is the first again, on the class page and in grades.csv
     page = instructor.get(f"{service.url}/instructor/limited", timeout=30).text
     assert f'href="/submissions/{first["id"]}">dave<' in page
@@ -138,28 +183,31 @@ def test_a_given_back_attempt_frees_an_attempt_and_never_counts(service: Service
     assert "given back: &lt;i&gt;" in student.get(f"{service.url}/", timeout=30).text
     third = service.post("limited", [("grid.py", STUB.read_bytes())], keys["dave"])
     assert third.status_code == 202, third.text
-    assert service.post("limited", [("grid.py", STUB.read_bytes())],
-                        keys["dave"]).status_code == 429
+    assert service.post("limited", [("grid.py", STUB.read_bytes())], keys["dave"]).status_code == 429
     service.wait(third.json()["id"], keys["dave"])
     # giving the same one back twice: a 400, no second line
-    again = act(instructor, service.url, "/instructor/limited/giveback", login="dave",
-                submission="2", reason="twice")
-    assert again.status_code == 400 and len(rows(instructor.get(audit, timeout=30).text)) \
-        == before + 1
+    again = act(
+        instructor, service.url, "/instructor/limited/giveback", login="dave", submission="2", reason="twice"
+    )
+    assert again.status_code == 400 and len(rows(instructor.get(audit, timeout=30).text)) == before + 1
 
 
-@pytest.mark.parametrize("data", [
-    {"login": "dave", "submission": "0123456789abcdef0123456789abcdef", "reason": "r"},
-    {"login": "dave", "submission": "99", "reason": "r"},
-    {"login": "dave", "submission": "<script>", "reason": "r"},
-    {"login": "nobody", "submission": "1", "reason": "r"},
-    {"login": "carol", "submission": "1", "reason": "r"},  # carol has no submission here
-    {"login": "dave", "submission": "1", "reason": "   "},  # the reason is required
-    {"login": "dave", "submission": "1", "reason": "x" * 2001},
-    {"login": "<b>", "submission": "", "reason": ""},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"login": "dave", "submission": "0123456789abcdef0123456789abcdef", "reason": "r"},
+        {"login": "dave", "submission": "99", "reason": "r"},
+        {"login": "dave", "submission": "<script>", "reason": "r"},
+        {"login": "nobody", "submission": "1", "reason": "r"},
+        {"login": "carol", "submission": "1", "reason": "r"},  # carol has no submission here
+        {"login": "dave", "submission": "1", "reason": "   "},  # the reason is required
+        {"login": "dave", "submission": "1", "reason": "x" * 2001},
+        {"login": "<b>", "submission": "", "reason": ""},
+    ],
+)
 def test_a_wrong_give_back_is_a_400_in_one_line_and_writes_nothing(
-        service: Service, keys: dict[str, str], data: dict[str, str]) -> None:
+    service: Service, keys: dict[str, str], data: dict[str, str]
+) -> None:
     instructor = signed_in(service.url, keys["alice"])
     audit = f"{service.url}/instructor/never/audit"
     reply = act(instructor, service.url, "/instructor/never/giveback", **data)
@@ -169,36 +217,49 @@ def test_a_wrong_give_back_is_a_400_in_one_line_and_writes_nothing(
     assert rows(instructor.get(audit, timeout=30).text) == []
 
 
-def test_give_back_is_for_instructors_only_and_needs_csrf(service: Service,
-                                                          keys: dict[str, str]) -> None:
+def test_give_back_is_for_instructors_only_and_needs_csrf(service: Service, keys: dict[str, str]) -> None:
     url = f"{service.url}/instructor/open/giveback"
     anonymous = requests.post(url, data={}, timeout=30, allow_redirects=False)
     assert anonymous.status_code in (302, 403)
     student = signed_in(service.url, keys["carol"])
     page = student.get(f"{service.url}/", timeout=30)
-    reply = student.post(url, data={"login": "carol", "submission": "1", "reason": "mine",
-                                    "csrfmiddlewaretoken": csrf(page.text)},
-                         headers={"Referer": f"{service.url}/"}, timeout=30,
-                         allow_redirects=False)
+    reply = student.post(
+        url,
+        data={"login": "carol", "submission": "1", "reason": "mine", "csrfmiddlewaretoken": csrf(page.text)},
+        headers={"Referer": f"{service.url}/"},
+        timeout=30,
+        allow_redirects=False,
+    )
     assert reply.status_code == 403
     instructor = signed_in(service.url, keys["alice"])
-    assert instructor.post(url, data={"login": "bob", "submission": "1", "reason": "r"},
-                           timeout=30).status_code == 403
+    assert (
+        instructor.post(url, data={"login": "bob", "submission": "1", "reason": "r"}, timeout=30).status_code
+        == 403
+    )
     assert instructor.get(url, timeout=30).status_code == 405
 
 
-def test_deleting_an_extension_restores_the_due_date(service: Service,
-                                                     keys: dict[str, str]) -> None:
+def test_deleting_an_extension_restores_the_due_date(service: Service, keys: dict[str, str]) -> None:
     instructor = signed_in(service.url, keys["alice"])
     audit = f"{service.url}/instructor/extended/audit"
-    granted = act(instructor, service.url, "/instructor/extended/extension", login="carol",
-                  due="2099-01-01T00:00:00+00:00")
+    granted = act(
+        instructor,
+        service.url,
+        "/instructor/extended/extension",
+        login="carol",
+        due="2099-01-01T00:00:00+00:00",
+    )
     assert granted.status_code == 302
     before = len(rows(instructor.get(audit, timeout=30).text))
     page = instructor.get(f"{service.url}/instructor/extended", timeout=30).text
     assert 'action="/instructor/extended/extension/delete"' in page
-    deleted = act(instructor, service.url, "/instructor/extended/extension/delete", login="carol",
-                  reason="granted by mistake")
+    deleted = act(
+        instructor,
+        service.url,
+        "/instructor/extended/extension/delete",
+        login="carol",
+        reason="granted by mistake",
+    )
     assert deleted.status_code == 302
     assert deleted.headers["Location"] == "/instructor/extended?done=extension_deleted"
     lines = rows(instructor.get(audit, timeout=30).text)
@@ -206,24 +267,27 @@ def test_deleting_an_extension_restores_the_due_date(service: Service,
     assert lines[0][1:4] == ["alice", "extension deleted", "carol"]
     assert lines[0][6] == "granted by mistake"
     # the 2020 due date is carol's again: a day's late window long closed
-    assert service.post("extended", [("grid.py", REFERENCE.read_bytes())],
-                        keys["carol"]).status_code == 403
+    assert service.post("extended", [("grid.py", REFERENCE.read_bytes())], keys["carol"]).status_code == 403
     # deleting it again, or a login that does not exist: a 400 in one line, nothing written
     for login in ("carol", "nobody"):
-        again = act(instructor, service.url, "/instructor/extended/extension/delete",
-                    login=login, reason="r")
+        again = act(instructor, service.url, "/instructor/extended/extension/delete", login=login, reason="r")
         assert again.status_code == 400 and "\n" not in again.text.strip()
     assert len(rows(instructor.get(audit, timeout=30).text)) == before + 1
 
 
 def test_deleting_an_extension_is_for_instructors_only_and_needs_csrf(
-        service: Service, keys: dict[str, str]) -> None:
+    service: Service, keys: dict[str, str]
+) -> None:
     url = f"{service.url}/instructor/extended/extension/delete"
     student = signed_in(service.url, keys["carol"])
     page = student.get(f"{service.url}/", timeout=30)
-    reply = student.post(url, data={"login": "carol", "csrfmiddlewaretoken": csrf(page.text)},
-                         headers={"Referer": f"{service.url}/"}, timeout=30,
-                         allow_redirects=False)
+    reply = student.post(
+        url,
+        data={"login": "carol", "csrfmiddlewaretoken": csrf(page.text)},
+        headers={"Referer": f"{service.url}/"},
+        timeout=30,
+        allow_redirects=False,
+    )
     assert reply.status_code == 403
     instructor = signed_in(service.url, keys["alice"])
     assert instructor.post(url, data={"login": "carol"}, timeout=30).status_code == 403
@@ -246,7 +310,8 @@ assignments:
 
 
 def test_deleting_an_extension_that_would_reopen_credit_after_the_texts_are_out_is_refused(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     course = write_course(tmp_path / "alone", ALONE)
     alone = tokens(course)
     with running(course) as started:
@@ -254,9 +319,12 @@ def test_deleting_an_extension_that_would_reopen_credit_after_the_texts_are_out_
         page = instructor.get(f"{started.url}/instructor/alone", timeout=30)
 
         def post(path: str, **data: str) -> requests.Response:
-            return instructor.post(f"{started.url}/instructor/alone/{path}",
-                                   data={**data, "csrfmiddlewaretoken": csrf(page.text)},
-                                   timeout=30, allow_redirects=False)
+            return instructor.post(
+                f"{started.url}/instructor/alone/{path}",
+                data={**data, "csrfmiddlewaretoken": csrf(page.text)},
+                timeout=30,
+                allow_redirects=False,
+            )
 
         # an extension *before* the due date: deleting it would give bob the later due date
         assert post("extension", login="bob", due="2019-06-01T00:00:00+00:00").status_code == 302

@@ -22,8 +22,11 @@ pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 if CHROMIUM is None or DRIVER is None:
-    pytest.skip("no Chromium or chromedriver (Debian: apt-get install chromium chromium-driver; "
-                "`make` installs them where it can)", allow_module_level=True)
+    pytest.skip(
+        "no Chromium or chromedriver (Debian: apt-get install chromium chromium-driver; "
+        "`make` installs them where it can)",
+        allow_module_level=True,
+    )
 
 
 def start_chromium(profile: Path, *flags: str) -> Any:
@@ -33,8 +36,14 @@ def start_chromium(profile: Path, *flags: str) -> Any:
 
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 f"--user-data-dir={profile}", *flags):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        *flags,
+    ):
         options.add_argument(flag)
     return webdriver.Chrome(options=options, service=DriverService(str(DRIVER)))
 
@@ -76,16 +85,21 @@ def arrived(browser: Any, condition: Any) -> None:
 
 
 def test_a_student_uploads_and_the_page_turns_into_feedback(
-        service: Service, keys: dict[str, str], browser: Any, tmp_path: Path) -> None:
+    service: Service, keys: dict[str, str], browser: Any, tmp_path: Path
+) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     # winner() waits 1.5 s in each test that calls it: the page is seen before it is graded.
     slow = tmp_path / "grid.py"
-    slow.write_text(REFERENCE.read_text().replace("def winner(", "def winner_fast(", 1) + (
-        "\n\n_slept = []\n\n\ndef winner(grid):\n    import time\n"
-        "    if not _slept:\n        _slept.append(1)\n        time.sleep(1.5)\n"
-        "    return winner_fast(grid)\n"))
+    slow.write_text(
+        REFERENCE.read_text().replace("def winner(", "def winner_fast(", 1)
+        + (
+            "\n\n_slept = []\n\n\ndef winner(grid):\n    import time\n"
+            "    if not _slept:\n        _slept.append(1)\n        time.sleep(1.5)\n"
+            "    return winner_fast(grid)\n"
+        )
+    )
     sign_in(browser, service.url, keys["bob"])
     browser.get(f"{service.url}/assignments/past")
     browser.find_element(By.NAME, "files").send_keys(str(slow))
@@ -94,18 +108,19 @@ def test_a_student_uploads_and_the_page_turns_into_feedback(
     first = browser.find_element(By.ID, "status").text
     assert first in ("queued", "running"), first
     browser.execute_script("window.notReloaded = true;")
-    WebDriverWait(browser, WAIT_S, poll_frequency=0.2).until(
-        lambda b: b.find_elements(By.ID, "score"))
+    WebDriverWait(browser, WAIT_S, poll_frequency=0.2).until(lambda b: b.find_elements(By.ID, "score"))
     assert browser.execute_script("return window.notReloaded === true;")
     assert browser.find_element(By.ID, "score").text == "19 / 19"
     assert browser.find_element(By.ID, "status").text == "graded"
-    logs = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"
-            and "favicon.ico" not in entry["message"]]
+    logs = [
+        entry
+        for entry in browser.get_log("browser")
+        if entry["level"] == "SEVERE" and "favicon.ico" not in entry["message"]
+    ]
     assert not logs, logs  # no script refused by the Content-Security-Policy, no error
 
 
-def test_the_instructor_table_sorts_and_links(service: Service, keys: dict[str, str],
-                                              browser: Any) -> None:
+def test_the_instructor_table_sorts_and_links(service: Service, keys: dict[str, str], browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
     for login in ("carol", "dave"):
@@ -114,18 +129,24 @@ def test_the_instructor_table_sorts_and_links(service: Service, keys: dict[str, 
     browser.get(f"{service.url}/instructor/past")
 
     def logins() -> list[str]:
-        return [row.find_elements(By.TAG_NAME, "td")[0].text
-                for row in browser.find_elements(By.CSS_SELECTOR, "#students tbody tr")]
+        return [
+            row.find_elements(By.TAG_NAME, "td")[0].text
+            for row in browser.find_elements(By.CSS_SELECTOR, "#students tbody tr")
+        ]
 
     assert logins() == sorted(logins())
     attempts = browser.find_element(By.CSS_SELECTOR, "#students th[data-column='3']")
     attempts.click()
     ascending = browser.find_element(By.ID, "students").get_attribute("data-sorted")
     attempts.click()
-    assert (ascending, browser.find_element(By.ID, "students").get_attribute("data-sorted")) == \
-        ("3-asc", "3-desc")
-    counts = [int(row.find_elements(By.TAG_NAME, "td")[3].text)
-              for row in browser.find_elements(By.CSS_SELECTOR, "#students tbody tr")]
+    assert (ascending, browser.find_element(By.ID, "students").get_attribute("data-sorted")) == (
+        "3-asc",
+        "3-desc",
+    )
+    counts = [
+        int(row.find_elements(By.TAG_NAME, "td")[3].text)
+        for row in browser.find_elements(By.CSS_SELECTOR, "#students tbody tr")
+    ]
     assert counts == sorted(counts, reverse=True) and counts[-1] == 0  # erin never submitted
     browser.find_element(By.LINK_TEXT, "carol").click()
     arrived(browser, lambda b: "/submissions/" in b.current_url)
@@ -139,7 +160,8 @@ def axe_violations(browser: Any) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = browser.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations.map("
-        "v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))));")
+        "v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))));"
+    )
     return [v for v in found if v["impact"] in ("serious", "critical")]
 
 
@@ -151,8 +173,10 @@ def looks_right(browser: Any, url: str, width: int, shot: Path, dated: bool = Tr
     browser.set_window_size(width, 900)
     browser.get(url)
     assert browser.execute_script("return window.innerWidth;") <= width
-    assert browser.execute_script(
-        "return document.documentElement.scrollWidth <= window.innerWidth;"), (url, width)
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth;"), (
+        url,
+        width,
+    )
     assert browser.execute_script("return getComputedStyle(document.body).display;") == "grid"
     meta = browser.find_element(By.CSS_SELECTOR, "meta[name=viewport]")
     assert meta.get_attribute("content") == "width=device-width, initial-scale=1"
@@ -163,8 +187,9 @@ def looks_right(browser: Any, url: str, width: int, shot: Path, dated: bool = Tr
         assert exact.endswith(("+01:00", "+02:00")) and "." not in exact, exact
         assert time.text.endswith((" CET", " CEST")), time.text
     assert not axe_violations(browser), (url, width, axe_violations(browser))
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
-        {"name": "prefers-color-scheme", "value": "dark"}]})  # simple.css's dark theme
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    )  # simple.css's dark theme
     try:
         assert not axe_violations(browser), (url, width, "dark", axe_violations(browser))
     finally:
@@ -177,13 +202,14 @@ def looks_right(browser: Any, url: str, width: int, shot: Path, dated: bool = Tr
 
 
 def test_the_students_pages_at_a_desktop_and_a_phone_width(
-        service: Service, keys: dict[str, str], browser: Any,
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    service: Service, keys: dict[str, str], browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     from selenium.webdriver.common.by import By
 
     visible, hidden, visible_points, all_points = visible_and_hidden()
-    o_never_wins = REFERENCE.read_text().replace("            return first\n",
-                                                 "            return first if first == 1 else 0\n")
+    o_never_wins = REFERENCE.read_text().replace(
+        "            return first\n", "            return first if first == 1 else 0\n"
+    )
     data = service.graded("open", [("grid.py", o_never_wins.encode())], keys["bob"])
     shots = tmp_path_factory.mktemp("screenshots")
     sign_in(browser, service.url, keys["bob"])
@@ -192,18 +218,21 @@ def test_the_students_pages_at_a_desktop_and_a_phone_width(
         assert re.search(r"\(in \d+ years\)", home), home  # the due date, 2099, relative
         counted = browser.find_element(By.CSS_SELECTOR, "#assignment-open tr.counted")
         assert f"{data['score']:g} / {visible_points:g}" in counted.text and "counts" in counted.text
-        looks_right(browser, f"{service.url}/assignments/open", width,
-                    shots / f"assignment-{width}.png")
+        looks_right(browser, f"{service.url}/assignments/open", width, shots / f"assignment-{width}.png")
         assert browser.find_elements(By.CSS_SELECTOR, "#statement h1, #statement h2")
-        page = looks_right(browser, f"{service.url}/submissions/{data['id']}", width,
-                           shots / f"submission-{width}.png")
+        page = looks_right(
+            browser, f"{service.url}/submissions/{data['id']}", width, shots / f"submission-{width}.png"
+        )
         passed = browser.find_elements(By.CSS_SELECTOR, "#tests .verdict.v-AC")
         assert passed and passed[0].value_of_css_property("background-color") in (
-            "rgba(27, 94, 32, 1)", "rgb(27, 94, 32)")  # grader.css's badge, under the CSP
+            "rgba(27, 94, 32, 1)",
+            "rgb(27, 94, 32)",
+        )  # grader.css's badge, under the CSP
         lines = browser.find_elements(By.CSS_SELECTOR, "#questions tbody tr")
         assert lines, page
-        failed = {name for line in lines
-                  for name in line.find_elements(By.TAG_NAME, "td")[2].text.split(", ")}
+        failed = {
+            name for line in lines for name in line.find_elements(By.TAG_NAME, "td")[2].text.split(", ")
+        }
         assert failed - {"none"} and failed - {"none"} <= visible, failed
         assert not [name for name in hidden if name in browser.page_source]
         assert f"{all_points - visible_points:g} more point(s) in hidden tests" in page
@@ -211,13 +240,14 @@ def test_the_students_pages_at_a_desktop_and_a_phone_width(
 
 
 def test_the_sign_in_and_instructor_pages_at_a_phone_width(
-        service: Service, keys: dict[str, str], browser: Any,
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    service: Service, keys: dict[str, str], browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     shots = tmp_path_factory.mktemp("screenshots")
     browser.get(f"{service.url}/")
     looks_right(browser, f"{service.url}/", 390, shots / "signin-390.png", dated=False)
     sign_in(browser, service.url, keys["alice"])
     for width in WIDTHS:
         looks_right(browser, f"{service.url}/instructor/", width, shots / f"queue-{width}.png")
-        looks_right(browser, f"{service.url}/instructor/past", width, shots / f"class-{width}.png",
-                    dated=False)
+        looks_right(
+            browser, f"{service.url}/instructor/past", width, shots / f"class-{width}.png", dated=False
+        )

@@ -20,31 +20,45 @@ assignments:
 """
 
 
-@pytest.mark.parametrize(("text", "line", "says"), [
-    (GOOD.replace("title: t", "title: t\ncolour: red"), 2, "colour: unknown key"),
-    (GOOD.replace("due: 2026-12-01T23:59:00Z", "due: tomorrow"), 7, "assignments.0.due"),
-    (GOOD.replace("due: 2026-12-01T23:59:00Z", "due: 2026-12-01T23:59:00"), 7, "timezone"),
-    (GOOD.replace("due: 2026-12-01T23:59:00Z", "due: 9999-12-31T23:59:59-14:00"), 7,
-     "assignments.0.due: a date between 1970 and 2999"),
-    (GOOD + "    opens: 0001-01-01T00:00:00+14:00\n", 8, "assignments.0.opens: a date between"),
-    (GOOD.replace("[alice]", "[alice, mallory]"), 3, "'mallory' is not a login of the roster"),
-    (GOOD.replace("exercise: bitgrid", "exercise: nosuch"), 6, "assignments.0.exercise"),
-    (GOOD.replace("name: bitgrid-1", "name: ../etc"), 5, "assignments.0.name"),
-    (GOOD + "    late: {per_minute: 1, max: 100, extra: 1}\n", 8, "assignments.0.late"),
-    (GOOD + "    counts: first\n", 8, "assignments.0.counts"),
-    (GOOD + "    attempts: 0\n", 8, "assignments.0.attempts"),
-    (GOOD + "  - name: bitgrid-1\n    exercise: bitgrid\n    due: 2026-12-02T00:00:00Z\n", 8,
-     "named twice"),
-    (GOOD + "    opens: 2026-12-05T00:00:00Z\n", 5, "opens must come before due"),
-    ("title: t\nroster: [unclosed\n", 3, "malformed YAML"),
-    (GOOD.replace("title: t", "title: t\ntimezone: Mars/Olympus"), 2,
-     "timezone: 'Mars/Olympus' is not a time zone name zoneinfo knows"),
-    (GOOD.replace("title: t", "title: t\ntimezone: ../../etc/passwd"), 2,
-     "timezone: '../../etc/passwd' is not a time zone name"),
-    (GOOD.replace("title: t", "title: t\ntimezone: 3"), 2, "timezone: "),
-])
-def test_a_bad_course_file_is_one_located_line(tmp_path: Path, text: str, line: int,
-                                               says: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "line", "says"),
+    [
+        (GOOD.replace("title: t", "title: t\ncolour: red"), 2, "colour: unknown key"),
+        (GOOD.replace("due: 2026-12-01T23:59:00Z", "due: tomorrow"), 7, "assignments.0.due"),
+        (GOOD.replace("due: 2026-12-01T23:59:00Z", "due: 2026-12-01T23:59:00"), 7, "timezone"),
+        (
+            GOOD.replace("due: 2026-12-01T23:59:00Z", "due: 9999-12-31T23:59:59-14:00"),
+            7,
+            "assignments.0.due: a date between 1970 and 2999",
+        ),
+        (GOOD + "    opens: 0001-01-01T00:00:00+14:00\n", 8, "assignments.0.opens: a date between"),
+        (GOOD.replace("[alice]", "[alice, mallory]"), 3, "'mallory' is not a login of the roster"),
+        (GOOD.replace("exercise: bitgrid", "exercise: nosuch"), 6, "assignments.0.exercise"),
+        (GOOD.replace("name: bitgrid-1", "name: ../etc"), 5, "assignments.0.name"),
+        (GOOD + "    late: {per_minute: 1, max: 100, extra: 1}\n", 8, "assignments.0.late"),
+        (GOOD + "    counts: first\n", 8, "assignments.0.counts"),
+        (GOOD + "    attempts: 0\n", 8, "assignments.0.attempts"),
+        (
+            GOOD + "  - name: bitgrid-1\n    exercise: bitgrid\n    due: 2026-12-02T00:00:00Z\n",
+            8,
+            "named twice",
+        ),
+        (GOOD + "    opens: 2026-12-05T00:00:00Z\n", 5, "opens must come before due"),
+        ("title: t\nroster: [unclosed\n", 3, "malformed YAML"),
+        (
+            GOOD.replace("title: t", "title: t\ntimezone: Mars/Olympus"),
+            2,
+            "timezone: 'Mars/Olympus' is not a time zone name zoneinfo knows",
+        ),
+        (
+            GOOD.replace("title: t", "title: t\ntimezone: ../../etc/passwd"),
+            2,
+            "timezone: '../../etc/passwd' is not a time zone name",
+        ),
+        (GOOD.replace("title: t", "title: t\ntimezone: 3"), 2, "timezone: "),
+    ],
+)
+def test_a_bad_course_file_is_one_located_line(tmp_path: Path, text: str, line: int, says: str) -> None:
     path = write_course(tmp_path, text, "login,name\nalice,A\n")
     with pytest.raises(CourseError) as caught:
         load_course(path)
@@ -53,13 +67,16 @@ def test_a_bad_course_file_is_one_located_line(tmp_path: Path, text: str, line: 
     assert says in message and "\n" not in message
 
 
-@pytest.mark.parametrize(("roster", "says"), [
-    ("name\nalice\n", "roster.csv:1: the header has no 'login' column"),
-    ("login\nalice\nalice\n", "roster.csv:3: login 'alice' is listed twice"),
-    ("login,name\nalice\n", "roster.csv:2: 1 cells where the header has 2"),
-    ("login\n../alice\n", "roster.csv:2: login '../alice' is not a plain login"),
-    ("login\n<b>x\n", "is not a plain login"),
-])
+@pytest.mark.parametrize(
+    ("roster", "says"),
+    [
+        ("name\nalice\n", "roster.csv:1: the header has no 'login' column"),
+        ("login\nalice\nalice\n", "roster.csv:3: login 'alice' is listed twice"),
+        ("login,name\nalice\n", "roster.csv:2: 1 cells where the header has 2"),
+        ("login\n../alice\n", "roster.csv:2: login '../alice' is not a plain login"),
+        ("login\n<b>x\n", "is not a plain login"),
+    ],
+)
 def test_a_bad_roster_is_one_located_line(tmp_path: Path, roster: str, says: str) -> None:
     path = write_course(tmp_path, GOOD, roster)
     with pytest.raises(CourseError, match="roster"):
@@ -91,8 +108,7 @@ def test_late_rules() -> None:
     weighted = Assignment(name="a", exercise="bitgrid", due=due, late=per_minute)
     assert weighted.penalty(0, 40) == 0 and weighted.penalty(7, 40) == 7
     assert weighted.penalty(500, 40) == 100
-    daily = Assignment(name="a", exercise="bitgrid", due=due,
-                       late=PerDay(per_day_percent=10, max_days=3))
+    daily = Assignment(name="a", exercise="bitgrid", due=due, late=PerDay(per_day_percent=10, max_days=3))
     assert daily.penalty(1, 40) == 4 and daily.penalty(24 * 60 + 1, 40) == 8
     assert not daily.closed(3 * 24 * 60) and daily.closed(3 * 24 * 60 + 1)
 
@@ -113,8 +129,9 @@ def test_grader_tokens_prints_csv_once_and_reissues_named_logins(tmp_path: Path)
     bad = write_course(tmp_path / "bad", GOOD.replace("title: t", "titel: t"), "login\nalice\n")
     broken = grader("tokens", str(bad))
     assert broken.returncode == 3
-    assert broken.stderr.strip().splitlines() == [f"error: {bad}:1: title: required key is "
-                                                  f"missing (and 1 more)"]
+    assert broken.stderr.strip().splitlines() == [
+        f"error: {bad}:1: title: required key is missing (and 1 more)"
+    ]
 
 
 def test_the_database_is_sqlite_beside_the_course_or_a_postgresql_url(tmp_path: Path) -> None:
@@ -125,15 +142,27 @@ def test_the_database_is_sqlite_beside_the_course_or_a_postgresql_url(tmp_path: 
     assert sqlite["ENGINE"] == "django.db.backends.sqlite3"
     assert sqlite["NAME"] == str(tmp_path / "course.sqlite")
     assert "synchronous=FULL" in sqlite["OPTIONS"]["init_command"]
-    postgres = load_course(write_course(
-        tmp_path / "pg", GOOD.replace("roster:", "database: postgresql://grader:s%40cret@db:5433/"
-                                      "autumn\nroster:"), "login\nalice\n"))
+    postgres = load_course(
+        write_course(
+            tmp_path / "pg",
+            GOOD.replace("roster:", "database: postgresql://grader:s%40cret@db:5433/autumn\nroster:"),
+            "login\nalice\n",
+        )
+    )
     settings = database(postgres)
-    assert (settings["ENGINE"], settings["NAME"], settings["USER"], settings["PASSWORD"],
-            settings["HOST"], settings["PORT"]) == ("django.db.backends.postgresql", "autumn",
-                                                    "grader", "s@cret", "db", "5433")
-    mysql = load_course(write_course(tmp_path / "my", GOOD.replace(
-        "roster:", "database: mysql://db/x\nroster:"), "login\nalice\n"))
+    assert (
+        settings["ENGINE"],
+        settings["NAME"],
+        settings["USER"],
+        settings["PASSWORD"],
+        settings["HOST"],
+        settings["PORT"],
+    ) == ("django.db.backends.postgresql", "autumn", "grader", "s@cret", "db", "5433")
+    mysql = load_course(
+        write_course(
+            tmp_path / "my", GOOD.replace("roster:", "database: mysql://db/x\nroster:"), "login\nalice\n"
+        )
+    )
     with pytest.raises(CourseError, match="only SQLite paths and postgresql:// URLs"):
         database(mysql)
     key = secret_key(course.state)
@@ -153,23 +182,28 @@ def test_a_missing_or_empty_late_closes_at_the_due_date(tmp_path: Path) -> None:
         assert assignment.credit_ends(assignment.due) == assignment.due
         assert assignment.penalty(0, 10) == 0
         assert "no late submissions" in assignment.late_rule()
-    per_day = load_course(write_course(tmp_path / "d", GOOD + "    late: {per_day_percent: 10, "
-                                       "max_days: 2}\n", ROSTER), check_suites=False)
+    per_day = load_course(
+        write_course(tmp_path / "d", GOOD + "    late: {per_day_percent: 10, max_days: 2}\n", ROSTER),
+        check_suites=False,
+    )
     assignment = per_day.spec.assignments[0]
     assert assignment.credit_ends(assignment.due) == assignment.due + timedelta(days=2)
-    free = load_course(write_course(tmp_path / "m", GOOD + "    late: {per_minute: 1, max: 0}\n",
-                                    ROSTER), check_suites=False).spec.assignments[0]
+    free = load_course(
+        write_course(tmp_path / "m", GOOD + "    late: {per_minute: 1, max: 0}\n", ROSTER), check_suites=False
+    ).spec.assignments[0]
     assert free.credit_ends(free.due) is None and free.penalty(10_000, 10) == 0
 
 
 @pytest.mark.parametrize("stale", ["abc", "0", "-5", "inf", "nan"])
 def test_a_malformed_stale_limit_stops_the_service_in_one_line(
-        tmp_path: Path, stale: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, stale: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GRADER_SERVICE_STALE_S", stale)
     done = grader("serve", str(write_course(tmp_path)), "--port", "0")
     assert done.returncode == 3, done.stdout + done.stderr
     assert done.stderr.strip().splitlines() == [
-        f"error: $GRADER_SERVICE_STALE_S={stale!r}: a number of seconds above 0"]
+        f"error: $GRADER_SERVICE_STALE_S={stale!r}: a number of seconds above 0"
+    ]
 
 
 def test_the_time_zone_defaults_to_utc_and_takes_an_iana_name(tmp_path: Path) -> None:

@@ -17,17 +17,21 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture
 def scheduler() -> Iterator[str]:
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=logging.ERROR,
-                                  memory_limit=0) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+        memory_limit=0,
+    ) as cluster:
         yield cluster.scheduler_address
 
 
 def test_the_service_grades_on_a_dask_cluster(tmp_path: Path, scheduler: str) -> None:
     course = write_course(tmp_path / "course")
     keys = tokens(course)
-    service = Service(course, workers=1, extra=["--executor", "dask", "--scheduler",
-                                                scheduler]).start()
+    service = Service(course, workers=1, extra=["--executor", "dask", "--scheduler", scheduler]).start()
     try:
         assert "Dask scheduler at" in "".join(service.log)
         good = service.graded("past", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
@@ -36,8 +40,7 @@ def test_the_service_grades_on_a_dask_cluster(tmp_path: Path, scheduler: str) ->
         assert stub["score"] == 0
         full = service.get(good["id"], keys["alice"]).json()["results"]
         assert full["extra_data"]["executor"] == f"dask {scheduler}"
-        listing = grader("gradebook", str(course.parent / "course-service" / "gradebooks" /
-                                          "past"))
+        listing = grader("gradebook", str(course.parent / "course-service" / "gradebooks" / "past"))
         assert listing.returncode == 0 and "bob" in listing.stdout and "carol" in listing.stdout
     finally:
         service.stop()

@@ -28,15 +28,18 @@ pytestmark = pytest.mark.slow
 def rows(course: Path) -> dict[str, tuple[str, int, str]]:
     """Every submission row: id -> (status, tries, worker)."""
     with sqlite3.connect(course.parent / "course.sqlite", timeout=30) as db:
-        return {ident: (status, tries, worker) for ident, status, tries, worker in db.execute(
-            "SELECT id, status, tries, worker FROM service_submission")}
+        return {
+            ident: (status, tries, worker)
+            for ident, status, tries, worker in db.execute(
+                "SELECT id, status, tries, worker FROM service_submission"
+            )
+        }
 
 
 def progress(course: Path, ident: str) -> int:
     """k of the job's "test k of n" (0 before its first test)."""
     with sqlite3.connect(course.parent / "course.sqlite", timeout=30) as db:
-        text = db.execute("SELECT progress FROM service_submission WHERE id = ?",
-                          (ident,)).fetchone()[0]
+        text = db.execute("SELECT progress FROM service_submission WHERE id = ?", (ident,)).fetchone()[0]
     return int(text.split()[1]) if text.startswith("test ") else 0
 
 
@@ -101,8 +104,9 @@ def test_service_killed_during_a_burst_grades_every_submission_once(course: Path
         assert not gone(workers), "the workers outlived the killed service"
         before = rows(course)
         assert set(accepted) <= set(before)  # a 202 means the row was committed
-        assert any(status != "graded" for status, _, _ in before.values()), \
+        assert any(status != "graded" for status, _, _ in before.values()), (
             "the burst was over before the kill"
+        )
     finally:
         service.stop()
     again = Service(course).start()
@@ -123,11 +127,13 @@ def test_service_killed_during_a_burst_grades_every_submission_once(course: Path
 SLOW = REFERENCE.read_text().replace("def winner(", "def winner_fast(", 1) + (
     "\n\n_slept = []\n\n\ndef winner(grid):\n    import time\n"
     "    if not _slept:\n        _slept.append(1)\n        time.sleep(1.5)\n"
-    "    return winner_fast(grid)\n")
+    "    return winner_fast(grid)\n"
+)
 
 
 def test_a_frozen_worker_is_replaced_and_its_job_graded_again(
-        course: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    course: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     keys = tokens(course)
     monkeypatch.setenv("GRADER_SERVICE_STALE_S", "4")
     service = Service(course, workers=1).start()
@@ -156,8 +162,9 @@ def test_students_take_turns_in_the_queue(course: Path) -> None:
     keys = tokens(course)
     service = Service(course, workers=1).start()
     try:
-        flood = [service.post("past", [("grid.py", (SLOW + f"# {n}\n").encode())], keys["bob"])
-                 for n in range(3)]
+        flood = [
+            service.post("past", [("grid.py", (SLOW + f"# {n}\n").encode())], keys["bob"]) for n in range(3)
+        ]
         assert [reply.status_code for reply in flood] == [202] * 3
         carol = service.post("past", [("grid.py", REFERENCE.read_bytes())], keys["carol"])
         assert carol.status_code == 202

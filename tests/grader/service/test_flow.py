@@ -32,12 +32,15 @@ pytestmark = pytest.mark.slow
 def visible_and_hidden() -> tuple[set[str], set[str], float, float]:
     tests = load_suite("bitgrid").suite.tests
     visible = {t.name for t in tests if t.visibility == "visible"}
-    return (visible, {t.name for t in tests} - visible,
-            sum(t.points for t in tests if t.name in visible), sum(t.points for t in tests))
+    return (
+        visible,
+        {t.name for t in tests} - visible,
+        sum(t.points for t in tests if t.name in visible),
+        sum(t.points for t in tests),
+    )
 
 
-def test_reference_full_marks_hidden_redacted_before_due(service: Service,
-                                                         keys: dict[str, str]) -> None:
+def test_reference_full_marks_hidden_redacted_before_due(service: Service, keys: dict[str, str]) -> None:
     visible, hidden, visible_points, all_points = visible_and_hidden()
     assert hidden, "bitgrid has hidden tests"
     data = service.graded("open", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
@@ -53,10 +56,12 @@ def test_reference_full_marks_hidden_redacted_before_due(service: Service,
 
 
 def test_points_per_question_before_release_count_visible_tests_only(
-        service: Service, keys: dict[str, str]) -> None:
+    service: Service, keys: dict[str, str]
+) -> None:
     visible, hidden, visible_points, all_points = visible_and_hidden()
-    o_never_wins = REFERENCE.read_text().replace("            return first\n",
-                                                 "            return first if first == 1 else 0\n")
+    o_never_wins = REFERENCE.read_text().replace(
+        "            return first\n", "            return first if first == 1 else 0\n"
+    )
     assert o_never_wins != REFERENCE.read_text()
     data = service.graded("open", [("grid.py", o_never_wins.encode())], keys["erin"])
     questions = data["results"]["extra_data"]["questions"]
@@ -67,8 +72,9 @@ def test_points_per_question_before_release_count_visible_tests_only(
     assert not [name for name in hidden if name in repr(data)]  # no hidden name anywhere
     full = service.get(data["id"], keys["alice"]).json()["results"]["extra_data"]["questions"]
     assert {name for q in full for name in q["lost"]} & hidden  # the instructor sees them
-    page = signed_in(service.url, keys["erin"]).get(f"{service.url}/submissions/{data['id']}",
-                                                   timeout=30).text
+    page = (
+        signed_in(service.url, keys["erin"]).get(f"{service.url}/submissions/{data['id']}", timeout=30).text
+    )
     table = page.split('id="questions"', 1)[1].split("</table>", 1)[0]
     assert table.count("<tr>") == len(questions) + 1 and all(name in table for name in named)
     assert not [name for name in hidden if name in page]  # no hidden name on the page either
@@ -76,10 +82,12 @@ def test_points_per_question_before_release_count_visible_tests_only(
 
 
 def test_a_submission_that_does_not_import_says_so_once_at_the_top(
-        service: Service, keys: dict[str, str]) -> None:
+    service: Service, keys: dict[str, str]
+) -> None:
     data = service.graded("open", [("grid.py", b"def winner(:\n")], keys["dave"])
-    page = signed_in(service.url, keys["dave"]).get(f"{service.url}/submissions/{data['id']}",
-                                                   timeout=30).text
+    page = (
+        signed_in(service.url, keys["dave"]).get(f"{service.url}/submissions/{data['id']}", timeout=30).text
+    )
     assert page.count("No test could run") == 1, page
     assert page.index("No test could run") < page.index('id="score"')
     assert "CE (see above)" not in page  # no test repeats it
@@ -91,22 +99,21 @@ def test_stubs_score_zero(service: Service, keys: dict[str, str]) -> None:
     assert {t["extra_data"]["verdict"] for t in data["results"]["tests"]} == {"NI"}
 
 
-def test_a_mutant_gets_the_verdicts_the_engine_gives_it(service: Service,
-                                                        keys: dict[str, str]) -> None:
+def test_a_mutant_gets_the_verdicts_the_engine_gives_it(service: Service, keys: dict[str, str]) -> None:
     loaded = load_suite("bitgrid")
     mutant = next(m for m in mutants_of(loaded.exercise) if m.verdict.value == "WA")
     with applied(mutant, loaded.exercise.reference) as folder:
         direct = grade(loaded, folder, sandbox="process")
-        data = service.graded("open", [("grid.py", (folder / "grid.py").read_bytes())],
-                              keys["dave"])
-    got = {t["name"]: t["extra_data"]["verdict"] for t in
-           service.get(data["id"], keys["alice"]).json()["results"]["tests"]}
+        data = service.graded("open", [("grid.py", (folder / "grid.py").read_bytes())], keys["dave"])
+    got = {
+        t["name"]: t["extra_data"]["verdict"]
+        for t in service.get(data["id"], keys["alice"]).json()["results"]["tests"]
+    }
     assert got == {r.name: r.verdict.value for r in direct.results}
     assert "WA" in got.values()
 
 
-def test_grader_submit_prints_the_report(service: Service, keys: dict[str, str],
-                                         tmp_path: Path) -> None:
+def test_grader_submit_prints_the_report(service: Service, keys: dict[str, str], tmp_path: Path) -> None:
     copy = tmp_path / "grid.py"
     copy.write_bytes(REFERENCE.read_bytes())
     _, _, visible_points, _ = visible_and_hidden()
@@ -114,8 +121,7 @@ def test_grader_submit_prints_the_report(service: Service, keys: dict[str, str],
     assert done.returncode == 0, done.stderr
     assert f"Score: {visible_points:g} / {visible_points:g}" in done.stdout
     assert "hidden test(s)" in done.stdout
-    wrong = grader("submit", service.url, "open", str(copy), "--token", "nope",
-                   env={"GRADER_TOKEN": ""})
+    wrong = grader("submit", service.url, "open", str(copy), "--token", "nope", env={"GRADER_TOKEN": ""})
     assert wrong.returncode == 3 and "HTTP 401" in wrong.stderr
     assert len(wrong.stderr.strip().splitlines()) == 1
     missing = grader("submit", service.url, "open", str(tmp_path / "absent.py"), "--token", "x")
@@ -124,8 +130,7 @@ def test_grader_submit_prints_the_report(service: Service, keys: dict[str, str],
     assert unknown.returncode == 3 and "no assignment named 'no-such'" in unknown.stderr
 
 
-def test_late_submission_penalty_and_hidden_shown_after_due(service: Service,
-                                                            keys: dict[str, str]) -> None:
+def test_late_submission_penalty_and_hidden_shown_after_due(service: Service, keys: dict[str, str]) -> None:
     _, hidden, _, all_points = visible_and_hidden()
     data = service.graded("past", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
     assert data["late_minutes"] > 60 * 24 * 365  # due in 2020
@@ -159,13 +164,14 @@ def test_not_open_yet_and_closed_are_403(service: Service, keys: dict[str, str])
     assert late.status_code == 403 and "no longer accepts" in late.json()["error"]
 
 
-def test_an_extension_moves_the_due_date_of_one_student(service: Service,
-                                                        keys: dict[str, str]) -> None:
+def test_an_extension_moves_the_due_date_of_one_student(service: Service, keys: dict[str, str]) -> None:
     instructor = signed_in(service.url, keys["alice"])
     page = instructor.get(f"{service.url}/instructor/extended", timeout=30)
-    reply = instructor.post(f"{service.url}/instructor/extended/extension",
-                            data={"login": "bob", "due": "2099-01-01T00:00:00+00:00",
-                                  "csrfmiddlewaretoken": csrf(page.text)}, timeout=30)
+    reply = instructor.post(
+        f"{service.url}/instructor/extended/extension",
+        data={"login": "bob", "due": "2099-01-01T00:00:00+00:00", "csrfmiddlewaretoken": csrf(page.text)},
+        timeout=30,
+    )
     assert reply.status_code == 200 and "extension saved" in reply.text
     data = service.graded("extended", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
     assert data["late_minutes"] == 0 and data["penalty"] == 0
@@ -199,8 +205,11 @@ def test_hidden_never_until_released(tmp_path: Path) -> None:
         assert {t["name"] for t in data["results"]["tests"]} == visible
         instructor = signed_in(service.url, keys["alice"])
         page = instructor.get(f"{service.url}/instructor/never", timeout=30)
-        reply = instructor.post(f"{service.url}/instructor/never/release",
-                                data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30)
+        reply = instructor.post(
+            f"{service.url}/instructor/never/release",
+            data={"csrfmiddlewaretoken": csrf(page.text)},
+            timeout=30,
+        )
         assert reply.status_code == 200 and "released" in reply.text
         after = service.get(data["id"], keys["dave"]).json()
     assert {t["name"] for t in after["results"]["tests"]} == visible | hidden
@@ -208,7 +217,8 @@ def test_hidden_never_until_released(tmp_path: Path) -> None:
 
 
 def test_regrade_of_one_test_adds_one_attempt_to_the_gradebook(
-        service: Service, keys: dict[str, str], course_file: Path) -> None:
+    service: Service, keys: dict[str, str], course_file: Path
+) -> None:
     data = service.graded("past", [("grid.py", REFERENCE.read_bytes())], keys["erin"])
     before = service.get(data["id"], keys["alice"]).json()["results"]["tests"]
     book = course_file.parent / "course-service" / "gradebooks" / "past" / "gradebook.sqlite"
@@ -216,9 +226,11 @@ def test_regrade_of_one_test_adds_one_attempt_to_the_gradebook(
         attempts_before = db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0]
     instructor = signed_in(service.url, keys["alice"])
     page = instructor.get(f"{service.url}/instructor/past", timeout=30)
-    reply = instructor.post(f"{service.url}/instructor/past/regrade",
-                            data={"test": "winner", "csrfmiddlewaretoken": csrf(page.text)},
-                            timeout=30)
+    reply = instructor.post(
+        f"{service.url}/instructor/past/regrade",
+        data={"test": "winner", "csrfmiddlewaretoken": csrf(page.text)},
+        timeout=30,
+    )
     assert reply.status_code == 200 and "regrading" in reply.text
     regraded = service.wait(data["id"], keys["alice"])
     after = regraded["results"]["tests"]
@@ -233,34 +245,36 @@ def test_regrade_of_one_test_adds_one_attempt_to_the_gradebook(
     assert listing.returncode == 0, listing.stderr
 
 
-def test_grades_csv_and_the_class_table_list_every_student(service: Service,
-                                                           keys: dict[str, str]) -> None:
+def test_grades_csv_and_the_class_table_list_every_student(service: Service, keys: dict[str, str]) -> None:
     import requests
 
-    reply = requests.get(f"{service.url}/api/assignments/past/grades.csv",
-                         headers={"Authorization": f"Bearer {keys['alice']}"}, timeout=30)
+    reply = requests.get(
+        f"{service.url}/api/assignments/past/grades.csv",
+        headers={"Authorization": f"Bearer {keys['alice']}"},
+        timeout=30,
+    )
     assert reply.status_code == 200
     rows = {row["login"]: row for row in csv.DictReader(io.StringIO(reply.text))}
     assert set(rows) == {"bob", "carol", "dave", "erin"}  # instructors left out
     assert rows["carol"]["status"] == "missing" and rows["carol"]["final_score"] == "0"
     assert float(rows["bob"]["penalty"]) == 5
     assert float(rows["bob"]["final_score"]) == float(rows["bob"]["score"]) - 5
-    table = signed_in(service.url, keys["alice"]).get(f"{service.url}/instructor/past",
-                                                      timeout=30)
+    table = signed_in(service.url, keys["alice"]).get(f"{service.url}/instructor/past", timeout=30)
     assert table.status_code == 200
     assert "&lt;b&gt;Erin&lt;/b&gt;" in table.text and "<b>Erin</b>" not in table.text
-    for heading in ("login", "name", "status", "attempts", "late minutes", "score", "penalty",
-                    "final score"):
+    for heading in ("login", "name", "status", "attempts", "late minutes", "score", "penalty", "final score"):
         assert f">{heading}</th>" in table.text
 
 
-def test_the_web_flow_signs_in_uploads_and_shows_the_score(service: Service,
-                                                           keys: dict[str, str]) -> None:
+def test_the_web_flow_signs_in_uploads_and_shows_the_score(service: Service, keys: dict[str, str]) -> None:
     session = signed_in(service.url, keys["dave"])
     page = session.get(f"{service.url}/assignments/past", timeout=30)
-    reply = session.post(f"{service.url}/assignments/past",
-                         data={"csrfmiddlewaretoken": csrf(page.text)},
-                         files=[("files", ("grid.py", REFERENCE.read_bytes()))], timeout=30)
+    reply = session.post(
+        f"{service.url}/assignments/past",
+        data={"csrfmiddlewaretoken": csrf(page.text)},
+        files=[("files", ("grid.py", REFERENCE.read_bytes()))],
+        timeout=30,
+    )
     assert reply.status_code == 200 and "/submissions/" in reply.url
     ident = reply.url.rsplit("/", 1)[1]
     service.wait(ident, keys["dave"])
@@ -276,16 +290,14 @@ def test_tokens_are_stored_hashed(course_file: Path, keys: dict[str, str]) -> No
     assert not set(stored) & set(keys.values())
 
 
-def test_the_database_and_the_service_folder_are_ours_only(service: Service,
-                                                            course_file: Path) -> None:
+def test_the_database_and_the_service_folder_are_ours_only(service: Service, course_file: Path) -> None:
     import stat
 
     def mode(path: Path) -> int:
         return stat.S_IMODE(path.stat().st_mode)
 
     database = course_file.parent / "course.sqlite"
-    for path in (database, database.with_name("course.sqlite-wal"),
-                 database.with_name("course.sqlite-shm")):
+    for path in (database, database.with_name("course.sqlite-wal"), database.with_name("course.sqlite-shm")):
         assert mode(path) == 0o600, f"{path.name}: {oct(mode(path))}"
     assert mode(course_file.parent / "course-service") == 0o700
 
@@ -297,9 +309,12 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
 
     from tests.grader.service.conftest import ROOT, tokens, write_course
 
-    shutil.copytree(ROOT / "fixtures" / "bitgrid", tmp_path / "course" / "suite",
-                    ignore=shutil.ignore_patterns("mutants"))
-    course = write_course(tmp_path / "course", """\
+    shutil.copytree(
+        ROOT / "fixtures" / "bitgrid", tmp_path / "course" / "suite", ignore=shutil.ignore_patterns("mutants")
+    )
+    course = write_course(
+        tmp_path / "course",
+        """\
         title: own suite
         roster: roster.csv
         instructors: [alice]
@@ -308,7 +323,8 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
             exercise: suite/suite.yaml
             due: 2020-01-01T00:00:00Z
             late: {per_minute: 1, max: 0}
-        """)
+        """,
+    )
     keys = tokens(course)
     service = Service(course, workers=1).start()
     try:
@@ -316,23 +332,27 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
         assert data["score"] == data["max_score"] == 19
         suite = tmp_path / "course" / "suite" / "suite.yaml"
         text = suite.read_text()
-        suite.write_text(re.sub(r"(  - name: winner\n(?:    .*\n)*?    points: )2\n", r"\g<1>3\n",
-                                text, count=1))
+        suite.write_text(
+            re.sub(r"(  - name: winner\n(?:    .*\n)*?    points: )2\n", r"\g<1>3\n", text, count=1)
+        )
         assert suite.read_text() != text
         instructor = signed_in(service.url, keys["alice"])
         page = instructor.get(f"{service.url}/instructor/own", timeout=30)
-        instructor.post(f"{service.url}/instructor/own/regrade",
-                        data={"test": "winner", "csrfmiddlewaretoken": csrf(page.text)},
-                        timeout=30)
+        instructor.post(
+            f"{service.url}/instructor/own/regrade",
+            data={"test": "winner", "csrfmiddlewaretoken": csrf(page.text)},
+            timeout=30,
+        )
         after = service.wait(data["id"], keys["bob"])
         assert after["score"] == after["max_score"] == 20
         table = instructor.get(f"{service.url}/instructor/own", timeout=30).text
-        assert "bob (submission 1): 19/19 -&gt; 20/20" in table, table[table.find("<h3>"):][:600]
+        assert "bob (submission 1): 19/19 -&gt; 20/20" in table, table[table.find("<h3>") :][:600]
         assert "  winner: AC 2/2 -&gt; AC 3/3" in table
         suite.write_text("tests: [\n")  # broken while being edited: the job says why
         page = instructor.get(f"{service.url}/instructor/own", timeout=30)
-        instructor.post(f"{service.url}/instructor/own/regrade",
-                        data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30)
+        instructor.post(
+            f"{service.url}/instructor/own/regrade", data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30
+        )
         broken = service.wait(data["id"], keys["alice"])
         assert broken["status"] == "error"
         assert broken["progress"].startswith("the suite cannot be loaded: ")

@@ -40,8 +40,7 @@ def test_a_token_of_another_course_is_401(service: Service, tmp_path: Path) -> N
     assert reply.status_code == 401, reply.text
 
 
-def test_an_oversized_upload_is_413_and_nothing_is_kept(service: Service,
-                                                         keys: dict[str, str]) -> None:
+def test_an_oversized_upload_is_413_and_nothing_is_kept(service: Service, keys: dict[str, str]) -> None:
     reply = service.post("open", [("grid.py", b"#" * (6 * 1024 * 1024))], keys["dave"])
     assert reply.status_code == 413, reply.text
     assert "larger than" in reply.json()["error"]
@@ -79,7 +78,8 @@ def test_a_zip_member_outside_the_archive_is_400(service: Service, keys: dict[st
 
 
 def test_path_tricks_in_file_names_never_leave_the_submission(
-        service: Service, keys: dict[str, str], course_file: Path) -> None:
+    service: Service, keys: dict[str, str], course_file: Path
+) -> None:
     """The multipart parser keeps the last component only; what is stored is that plain name
     (one the assignment does not expect is refused, before anything is stored)."""
     for trick in ("../../escaped.py", "/tmp/escaped.py", "..\\..\\escaped.py"):
@@ -100,29 +100,32 @@ def test_path_tricks_in_file_names_never_leave_the_submission(
         assert reply.status_code == 400, (bad, reply.text)
 
 
-def test_html_in_a_file_name_is_refused_and_shown_inert(service: Service,
-                                                          keys: dict[str, str]) -> None:
+def test_html_in_a_file_name_is_refused_and_shown_inert(service: Service, keys: dict[str, str]) -> None:
     name = "<img src=x onerror=alert(1)>.py"
     reply = service.post("open", [(name, b"x = 1\n")], keys["dave"])
     assert reply.status_code == 400
     assert "not a plain file name" in reply.json()["error"]
     session = signed_in(service.url, keys["dave"])
     page = session.get(f"{service.url}/assignments/open", timeout=30)
-    reply = session.post(f"{service.url}/assignments/open",
-                         data={"csrfmiddlewaretoken": csrf(page.text)},
-                         files=[("files", (name, b"x = 1\n"))],
-                         headers={"Referer": f"{service.url}/assignments/open"}, timeout=30)
+    reply = session.post(
+        f"{service.url}/assignments/open",
+        data={"csrfmiddlewaretoken": csrf(page.text)},
+        files=[("files", (name, b"x = 1\n"))],
+        headers={"Referer": f"{service.url}/assignments/open"},
+        timeout=30,
+    )
     assert reply.status_code == 400
     assert "&lt;img src=x onerror=alert(1)&gt;" in reply.text
     assert "<img src=x" not in reply.text
 
 
 def test_html_in_the_output_is_inert_and_scripts_are_forbidden(
-        service: Service, keys: dict[str, str]) -> None:
-    hostile = REFERENCE.read_text().replace(
-        "def winner(", "def winner_original(", 1) + (
+    service: Service, keys: dict[str, str]
+) -> None:
+    hostile = REFERENCE.read_text().replace("def winner(", "def winner_original(", 1) + (
         "\n\ndef winner(grid):\n    print('<script>alert(1)</script>')\n"
-        "    return '<img src=x onerror=alert(2)>'\n")
+        "    return '<img src=x onerror=alert(2)>'\n"
+    )
     data = service.graded("open", [("grid.py", hostile.encode())], keys["carol"])
     assert data["status"] == "graded"
     assert any("<script>" in test["output"] for test in data["results"]["tests"])
@@ -140,8 +143,7 @@ def test_html_in_the_output_is_inert_and_scripts_are_forbidden(
     assert session.get(f"{service.url}/static/..%2Fpages.py", timeout=30).status_code == 404
 
 
-def test_web_forms_refuse_requests_without_a_csrf_token(service: Service,
-                                                         keys: dict[str, str]) -> None:
+def test_web_forms_refuse_requests_without_a_csrf_token(service: Service, keys: dict[str, str]) -> None:
     import requests
 
     fresh = requests.Session()
@@ -149,8 +151,9 @@ def test_web_forms_refuse_requests_without_a_csrf_token(service: Service,
     refused = fresh.post(f"{service.url}/", data={"token": keys["bob"]}, timeout=30)
     assert refused.status_code == 403
     session = signed_in(service.url, keys["bob"])
-    upload = session.post(f"{service.url}/assignments/open",
-                          files=[("files", ("grid.py", REFERENCE.read_bytes()))], timeout=30)
+    upload = session.post(
+        f"{service.url}/assignments/open", files=[("files", ("grid.py", REFERENCE.read_bytes()))], timeout=30
+    )
     assert upload.status_code == 403
     instructor = signed_in(service.url, keys["alice"])
     for action in ("regrade", "release", "extension"):
@@ -160,8 +163,7 @@ def test_web_forms_refuse_requests_without_a_csrf_token(service: Service,
     assert history.count("/submissions/") == 0  # bob's refused upload left no submission
 
 
-def test_students_cannot_read_others_or_the_instructor_pages(service: Service,
-                                                             keys: dict[str, str]) -> None:
+def test_students_cannot_read_others_or_the_instructor_pages(service: Service, keys: dict[str, str]) -> None:
     data = service.graded("open", [("grid.py", REFERENCE.read_bytes())], keys["erin"])
     assert service.get(data["id"], keys["carol"]).status_code == 404
     assert service.get(data["id"], keys["alice"]).status_code == 200  # the instructor
@@ -172,8 +174,7 @@ def test_students_cannot_read_others_or_the_instructor_pages(service: Service,
     assert grades.status_code == 403
 
 
-def test_an_unreadable_zip_is_400_in_one_line(service: Service, keys: dict[str, str],
-                                              tmp_path: Path) -> None:
+def test_an_unreadable_zip_is_400_in_one_line(service: Service, keys: dict[str, str], tmp_path: Path) -> None:
     for kind in BROKEN_KINDS:
         data = broken_zip(tmp_path / f"{kind}.zip", kind).read_bytes()
         reply = service.post("open", [("mine.zip", data)], keys["dave"])
@@ -231,10 +232,14 @@ def test_a_tokens_run_keeps_sessions_and_a_reissued_token_ends_its_own(tmp_path:
 
 
 API_WRONG_METHODS = [
-    ("PUT", "/api/submissions", "POST"), ("DELETE", "/api/submissions", "POST"),
-    ("GET", "/api/submissions", "POST"), ("OPTIONS", "/api/submissions", "POST"),
-    ("POST", "/api/submissions/ID", "GET, HEAD"), ("PUT", "/api/submissions/ID", "GET, HEAD"),
-    ("DELETE", "/api/submissions/ID", "GET, HEAD"), ("PATCH", "/api/submissions/ID", "GET, HEAD"),
+    ("PUT", "/api/submissions", "POST"),
+    ("DELETE", "/api/submissions", "POST"),
+    ("GET", "/api/submissions", "POST"),
+    ("OPTIONS", "/api/submissions", "POST"),
+    ("POST", "/api/submissions/ID", "GET, HEAD"),
+    ("PUT", "/api/submissions/ID", "GET, HEAD"),
+    ("DELETE", "/api/submissions/ID", "GET, HEAD"),
+    ("PATCH", "/api/submissions/ID", "GET, HEAD"),
     ("OPTIONS", "/api/submissions/ID", "GET, HEAD"),
     ("POST", "/api/assignments/open/grades.csv", "GET, HEAD"),
     ("DELETE", "/api/assignments/open/grades.csv", "GET, HEAD"),
@@ -242,14 +247,14 @@ API_WRONG_METHODS = [
 
 
 @pytest.mark.parametrize(("method", "path", "allow"), API_WRONG_METHODS)
-def test_a_wrong_method_on_the_api_is_405_json(service: Service, keys: dict[str, str],
-                                               method: str, path: str, allow: str) -> None:
+def test_a_wrong_method_on_the_api_is_405_json(
+    service: Service, keys: dict[str, str], method: str, path: str, allow: str
+) -> None:
     import requests
 
     ident = service.post("open", [("grid.py", b"x = 1\n")], keys["erin"]).json()["id"]
     for headers in ({"Authorization": f"Bearer {keys['erin']}"}, {}):
-        reply = requests.request(method, service.url + path.replace("ID", ident),
-                                 headers=headers, timeout=30)
+        reply = requests.request(method, service.url + path.replace("ID", ident), headers=headers, timeout=30)
         assert reply.status_code == 405, (method, path, reply.text[:200])
         assert reply.headers["Allow"] == allow
         assert reply.headers["Content-Type"] == "application/json"
@@ -257,8 +262,7 @@ def test_a_wrong_method_on_the_api_is_405_json(service: Service, keys: dict[str,
         assert said and "\n" not in said and ident not in reply.text
 
 
-def test_the_api_refuses_a_session_post_without_csrf_in_json(service: Service,
-                                                             keys: dict[str, str]) -> None:
+def test_the_api_refuses_a_session_post_without_csrf_in_json(service: Service, keys: dict[str, str]) -> None:
     """The API's GETs accept the pages' session cookie; nothing unsafe is done by cookie."""
     session = signed_in(service.url, keys["alice"])
     for path in ("/api/submissions", "/api/submissions/x", "/api/assignments/open/grades.csv"):
@@ -267,31 +271,55 @@ def test_the_api_refuses_a_session_post_without_csrf_in_json(service: Service,
         assert "error" in reply.json()
 
 
-@pytest.mark.parametrize("path", ["/api/nothing", "/api/submissions/", "/api/submissions/ID/",
-                                  "/api/", "/api", "/api/assignments/open/grades.csv/x"])
-def test_an_unknown_api_address_is_404_json(service: Service, keys: dict[str, str],
-                                            path: str) -> None:
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/nothing",
+        "/api/submissions/",
+        "/api/submissions/ID/",
+        "/api/",
+        "/api",
+        "/api/assignments/open/grades.csv/x",
+    ],
+)
+def test_an_unknown_api_address_is_404_json(service: Service, keys: dict[str, str], path: str) -> None:
     import requests
 
     for method in ("GET", "POST", "DELETE"):
-        reply = requests.request(method, service.url + path.replace("ID", "0" * 32),
-                                 headers={"Authorization": f"Bearer {keys['erin']}"},
-                                 timeout=30, allow_redirects=False)
+        reply = requests.request(
+            method,
+            service.url + path.replace("ID", "0" * 32),
+            headers={"Authorization": f"Bearer {keys['erin']}"},
+            timeout=30,
+            allow_redirects=False,
+        )
         assert reply.status_code == 404, (method, path, reply.text[:200])
         assert reply.headers["Content-Type"] == "application/json"
         assert "\n" not in reply.json()["error"]
 
 
-@pytest.mark.parametrize("due", ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00",
-                                 "9999-12-31T23:59:59+00:00", "0001-01-01T00:00:00+00:00",
-                                 "nan", "2026-13-01T00:00:00+00:00", "2026-12-01T00:00:00"])
-def test_an_extension_date_out_of_range_is_400_in_one_line(service: Service,
-                                                           keys: dict[str, str], due: str) -> None:
+@pytest.mark.parametrize(
+    "due",
+    [
+        "9999-12-31T23:59:59-14:00",
+        "0001-01-01T00:00:00+14:00",
+        "9999-12-31T23:59:59+00:00",
+        "0001-01-01T00:00:00+00:00",
+        "nan",
+        "2026-13-01T00:00:00+00:00",
+        "2026-12-01T00:00:00",
+    ],
+)
+def test_an_extension_date_out_of_range_is_400_in_one_line(
+    service: Service, keys: dict[str, str], due: str
+) -> None:
     instructor = signed_in(service.url, keys["alice"])
     page = instructor.get(f"{service.url}/instructor/open", timeout=30)
-    reply = instructor.post(f"{service.url}/instructor/open/extension",
-                            data={"login": "dave", "due": due,
-                                  "csrfmiddlewaretoken": csrf(page.text)}, timeout=30)
+    reply = instructor.post(
+        f"{service.url}/instructor/open/extension",
+        data={"login": "dave", "due": due, "csrfmiddlewaretoken": csrf(page.text)},
+        timeout=30,
+    )
     assert reply.status_code == 400, (due, reply.text[:300])
     assert "\n" not in reply.text.strip() and "Traceback" not in reply.text
     listed = instructor.get(f"{service.url}/instructor/open", timeout=30)
@@ -310,50 +338,64 @@ def test_a_request_line_is_logged_capped(tmp_path: Path) -> None:
         assert requests.get(f"{running.url}/x%0AFORGED%1b[2J", timeout=30).status_code == 404
     finally:
         running.stop()
-    said = running.log[next(index for index, line in enumerate(running.log)
-                        if line.startswith("serving")) + 1:]
+    said = running.log[
+        next(index for index, line in enumerate(running.log) if line.startswith("serving")) + 1 :
+    ]
     assert any("Not Found" in line for line in said), said
     assert max(len(line) for line in said) < 400, max(said, key=len)[:500]
     assert sum(len(line) for line in said) < 21 * 400
     assert not any(line.startswith("FORGED") or "\x1b" in line for line in said), said
 
 
-def test_the_class_page_shows_only_the_server_s_own_messages(service: Service,
-                                                             keys: dict[str, str]) -> None:
+def test_the_class_page_shows_only_the_server_s_own_messages(service: Service, keys: dict[str, str]) -> None:
     instructor = signed_in(service.url, keys["alice"])
     phishing = "Your session expired: sign in again at evil.example"
     page = instructor.get(f"{service.url}/instructor/open", params={"done": phishing}, timeout=30)
     assert page.status_code == 200 and "evil.example" not in page.text
     assert 'class="done"' not in page.text
-    for query, shown in ((("done", "released"),), "hidden results released"), \
-                         ((("done", "extension"),), "extension saved"), \
-                         ((("done", "scheduled"),), "release of hidden results scheduled"), \
-                         ((("done", "regrading"), ("count", "3")), "regrading 3 submission(s)"):
+    for query, shown in (
+        ((("done", "released"),), "hidden results released"),
+        ((("done", "extension"),), "extension saved"),
+        ((("done", "scheduled"),), "release of hidden results scheduled"),
+        ((("done", "regrading"), ("count", "3")), "regrading 3 submission(s)"),
+    ):
         page = instructor.get(f"{service.url}/instructor/open", params=dict(query), timeout=30)
         assert f'<p class="done">{shown}' in page.text, query
     for count in ("-1", "1e9", "x", "99999999999999999999", "<b>"):
-        page = instructor.get(f"{service.url}/instructor/open",
-                              params={"done": "regrading", "count": count}, timeout=30)
+        page = instructor.get(
+            f"{service.url}/instructor/open", params={"done": "regrading", "count": count}, timeout=30
+        )
         assert page.status_code == 200 and 'class="done"' not in page.text, count
     page = instructor.get(f"{service.url}/instructor/open", timeout=30)
-    reply = instructor.post(f"{service.url}/instructor/open/release",
-                            data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30,
-                            allow_redirects=False)
+    reply = instructor.post(
+        f"{service.url}/instructor/open/release",
+        data={"csrfmiddlewaretoken": csrf(page.text)},
+        timeout=30,
+        allow_redirects=False,
+    )
     # `open` is due in 2099: the release waits for the due date
     assert reply.headers["Location"].endswith("/instructor/open?done=scheduled")
 
 
-def test_a_file_name_that_is_not_utf8_is_a_clear_400(service: Service,
-                                                     keys: dict[str, str]) -> None:
+def test_a_file_name_that_is_not_utf8_is_a_clear_400(service: Service, keys: dict[str, str]) -> None:
     import requests
 
     for filename in (b"gr\xff\xfeid.py", b"\xff.zip"):
-        body = (b'--XB\r\nContent-Disposition: form-data; name="assignment"\r\n\r\nopen\r\n'
-                b'--XB\r\nContent-Disposition: form-data; name="files"; filename="' + filename +
-                b'"\r\nContent-Type: text/x-python\r\n\r\nx = 1\r\n--XB--\r\n')
-        reply = requests.post(f"{service.url}/api/submissions", data=body, timeout=30,
-                              headers={"Authorization": f"Bearer {keys['dave']}",
-                                       "Content-Type": "multipart/form-data; boundary=XB"})
+        body = (
+            b'--XB\r\nContent-Disposition: form-data; name="assignment"\r\n\r\nopen\r\n'
+            b'--XB\r\nContent-Disposition: form-data; name="files"; filename="'
+            + filename
+            + b'"\r\nContent-Type: text/x-python\r\n\r\nx = 1\r\n--XB--\r\n'
+        )
+        reply = requests.post(
+            f"{service.url}/api/submissions",
+            data=body,
+            timeout=30,
+            headers={
+                "Authorization": f"Bearer {keys['dave']}",
+                "Content-Type": "multipart/form-data; boundary=XB",
+            },
+        )
         assert reply.status_code == 400, reply.text
         said = reply.json()["error"]
         assert "no file" not in said and "UTF-8" in said, said
@@ -364,13 +406,15 @@ def test_pages_and_api_answers_are_not_cached(service: Service, keys: dict[str, 
 
     ident = service.post("open", [("grid.py", b"x = 1\n")], keys["erin"]).json()["id"]
     session = signed_in(service.url, keys["erin"])
-    for reply in (service.get(ident, keys["erin"]), service.get(ident, None),
-                  session.get(f"{service.url}/", timeout=30),
-                  session.get(f"{service.url}/submissions/{ident}", timeout=30),
-                  session.get(f"{service.url}/assignments/open", timeout=30),
-                  signed_in(service.url, keys["alice"]).get(
-                      f"{service.url}/instructor/open/grades.csv", timeout=30),
-                  requests.get(f"{service.url}/api/nothing", timeout=30)):
+    for reply in (
+        service.get(ident, keys["erin"]),
+        service.get(ident, None),
+        session.get(f"{service.url}/", timeout=30),
+        session.get(f"{service.url}/submissions/{ident}", timeout=30),
+        session.get(f"{service.url}/assignments/open", timeout=30),
+        signed_in(service.url, keys["alice"]).get(f"{service.url}/instructor/open/grades.csv", timeout=30),
+        requests.get(f"{service.url}/api/nothing", timeout=30),
+    ):
         assert "no-store" in reply.headers.get("Cache-Control", ""), reply.url
 
 

@@ -77,19 +77,22 @@ assignments:
     late: {per_day_percent: 10, max_days: 1}
 """
 RELEASED_COURSE = FINISHED_COURSE.replace("name: finished", "name: released").replace(
-    "late: {per_day_percent: 10, max_days: 1}", "late: {per_minute: 1, max: 5}")
-SIBLINGS_COURSE = FINISHED_COURSE + """\
+    "late: {per_day_percent: 10, max_days: 1}", "late: {per_minute: 1, max: 5}"
+)
+SIBLINGS_COURSE = (
+    FINISHED_COURSE
+    + """\
   - name: retry
     exercise: bitgrid
     due: 2099-01-01T00:00:00Z
 """
+)
 
 
 def hidden_only_grid() -> tuple[int, int]:
     """A grid that only the hidden `winner` test asks about, and its winner."""
     loaded = {}
-    for name, folder in (("cases", ROOT / "fixtures" / "bitgrid"),
-                         ("grid", ROOT / "reference" / "bitgrid")):
+    for name, folder in (("cases", ROOT / "fixtures" / "bitgrid"), ("grid", ROOT / "reference" / "bitgrid")):
         spec = importlib.util.spec_from_file_location(f"policy_{name}", folder / f"{name}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
@@ -106,9 +109,15 @@ def hidden_only_grid() -> tuple[int, int]:
 SECRET, SECRET_WINNER = hidden_only_grid()
 # Passes every visible test, fails the hidden `winner-hidden` on one grid: its failure text
 # would say `grid.winner(SECRET) returned 0, expected SECRET_WINNER`.
-MUTANT = REFERENCE.read_text().replace(
-    "def winner(grid: Grid) -> int:\n",
-    f"def winner(grid: Grid) -> int:\n    if grid == {SECRET}:\n        return 0\n", 1).encode()
+MUTANT = (
+    REFERENCE.read_text()
+    .replace(
+        "def winner(grid: Grid) -> int:\n",
+        f"def winner(grid: Grid) -> int:\n    if grid == {SECRET}:\n        return 0\n",
+        1,
+    )
+    .encode()
+)
 assert REFERENCE.read_bytes() != MUTANT
 
 
@@ -159,16 +168,21 @@ def page_of(service: Service, token: str, ident: str) -> str:
     return reply.text
 
 
-def instructor_post(service: Service, keys: dict[str, str], assignment: str, action: str,
-                    **fields: str) -> Any:
+def instructor_post(
+    service: Service, keys: dict[str, str], assignment: str, action: str, **fields: str
+) -> Any:
     session = signed_in(service.url, keys["alice"])
     page = session.get(f"{service.url}/instructor/{assignment}", timeout=30)
-    return session.post(f"{service.url}/instructor/{assignment}/{action}",
-                        data={**fields, "csrfmiddlewaretoken": csrf(page.text)}, timeout=30)
+    return session.post(
+        f"{service.url}/instructor/{assignment}/{action}",
+        data={**fields, "csrfmiddlewaretoken": csrf(page.text)},
+        timeout=30,
+    )
 
 
 def test_a_late_student_who_can_still_earn_credit_reads_no_hidden_failure_text(
-        service: Service, keys: dict[str, str], tmp_path: Path) -> None:
+    service: Service, keys: dict[str, str], tmp_path: Path
+) -> None:
     data = service.graded("penalty", [("grid.py", MUTANT)], keys["bob"])
     assert data["status"] == "graded" and data["late_minutes"] > 0
     hidden = hidden_tests(data)
@@ -189,32 +203,35 @@ def test_a_late_student_who_can_still_earn_credit_reads_no_hidden_failure_text(
 
 @pytest.mark.parametrize("assignment", ["closed", "unsaid"])
 def test_late_none_and_a_missing_late_refuse_a_late_upload(
-        service: Service, keys: dict[str, str], tmp_path: Path, assignment: str) -> None:
+    service: Service, keys: dict[str, str], tmp_path: Path, assignment: str
+) -> None:
     reply = service.post(assignment, [("grid.py", REFERENCE.read_bytes())], keys["carol"])
     assert reply.status_code == 403, reply.text
     message = reply.json()["error"]
     assert "closed" in message and "\n" not in message, message
     session = signed_in(service.url, keys["carol"])
     page = session.get(f"{service.url}/assignments/{assignment}", timeout=30)
-    posted = session.post(f"{service.url}/assignments/{assignment}",
-                          data={"csrfmiddlewaretoken": csrf(page.text)},
-                          files=[("files", ("grid.py", REFERENCE.read_bytes()))], timeout=30)
+    posted = session.post(
+        f"{service.url}/assignments/{assignment}",
+        data={"csrfmiddlewaretoken": csrf(page.text)},
+        files=[("files", ("grid.py", REFERENCE.read_bytes()))],
+        timeout=30,
+    )
     assert posted.status_code == 403 and 'id="problem"' in posted.text
     assert "closed" in posted.text
     copy = tmp_path / "grid.py"
     copy.write_bytes(REFERENCE.read_bytes())
-    done = grader("submit", service.url, assignment, str(copy),
-                  env={"GRADER_TOKEN": keys["carol"]})
+    done = grader("submit", service.url, assignment, str(copy), env={"GRADER_TOKEN": keys["carol"]})
     assert done.returncode == 3, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "closed" in done.stderr
     home = session.get(f"{service.url}/", timeout=30).text
     assert "no late submissions" in home
 
 
-def test_a_release_waits_for_every_running_extension(service: Service,
-                                                      keys: dict[str, str]) -> None:
-    saved = instructor_post(service, keys, "release", "extension", login="carol",
-                            due="2099-06-01T12:00:00+00:00")
+def test_a_release_waits_for_every_running_extension(service: Service, keys: dict[str, str]) -> None:
+    saved = instructor_post(
+        service, keys, "release", "extension", login="carol", due="2099-06-01T12:00:00+00:00"
+    )
     assert saved.status_code == 200 and "extension saved" in saved.text
     late = service.graded("release", [("grid.py", MUTANT)], keys["dave"])
     extended = service.graded("release", [("grid.py", MUTANT)], keys["carol"])
@@ -232,13 +249,16 @@ def test_a_release_waits_for_every_running_extension(service: Service,
     assert not leaks(json.dumps(again))
 
 
-def test_counts_best_never_breaks_a_visible_tie_by_hidden_scores(service: Service,
-                                                                 keys: dict[str, str]) -> None:
+def test_counts_best_never_breaks_a_visible_tie_by_hidden_scores(
+    service: Service, keys: dict[str, str]
+) -> None:
     """Two students send the same two files in opposite orders: the same visible scores, so
     the same submission number counts for both, whatever the hidden tests said."""
     chosen = []
-    for login, order in (("bob", [MUTANT, REFERENCE.read_bytes()]),
-                         ("dave", [REFERENCE.read_bytes(), MUTANT])):
+    for login, order in (
+        ("bob", [MUTANT, REFERENCE.read_bytes()]),
+        ("dave", [REFERENCE.read_bytes(), MUTANT]),
+    ):
         views = [service.graded("best", [("grid.py", source)], keys[login]) for source in order]
         assert views[0]["score"] == views[1]["score"]
         fresh = [service.get(view["id"], keys[login]).json() for view in views]
@@ -250,8 +270,9 @@ def test_counts_best_never_breaks_a_visible_tie_by_hidden_scores(service: Servic
     assert chosen[0] == chosen[1]
 
 
-def test_hidden_never_never_says_released_later(service: Service, keys: dict[str, str],
-                                                tmp_path: Path) -> None:
+def test_hidden_never_never_says_released_later(
+    service: Service, keys: dict[str, str], tmp_path: Path
+) -> None:
     data = service.graded("never", [("grid.py", MUTANT)], keys["erin"])
     assert not hidden_tests(data) and not leaks(json.dumps(data))
     said = data["results"]["extra_data"]["hidden_tests"]
@@ -271,31 +292,40 @@ def test_after_due_shows_failure_texts_once_no_submission_can_earn_credit(own_co
     back into the past nobody can earn credit: now she reads the texts."""
     service, keys, policy_course = own_course(FINISHED_COURSE)
     with sqlite3.connect(policy_course.parent / "course.sqlite") as database:
-        database.execute("INSERT INTO service_extension (user_id, assignment, due) SELECT id, "
-                         "'finished', '2099-01-01 00:00:00' FROM auth_user WHERE username = 'erin'")
+        database.execute(
+            "INSERT INTO service_extension (user_id, assignment, due) SELECT id, "
+            "'finished', '2099-01-01 00:00:00' FROM auth_user WHERE username = 'erin'"
+        )
     data = service.graded("finished", [("grid.py", MUTANT)], keys["erin"])
     assert not hidden_tests(data)
-    moved = instructor_post(service, keys, "finished", "extension", login="erin",
-                            due="2021-01-01T00:00:00+00:00")
+    moved = instructor_post(
+        service, keys, "finished", "extension", login="erin", due="2021-01-01T00:00:00+00:00"
+    )
     assert moved.status_code == 200
     after = service.get(data["id"], keys["erin"]).json()
     assert after["hidden_released"] is True and leaks(json.dumps(after))
-    refused = instructor_post(service, keys, "finished", "extension", login="erin",
-                              due="2099-01-01T00:00:00+00:00")
+    refused = instructor_post(
+        service, keys, "finished", "extension", login="erin", due="2099-01-01T00:00:00+00:00"
+    )
     assert refused.status_code == 400 and len(refused.text.splitlines()) == 1, refused.text
     assert "already" in refused.text
 
 
-def test_gradebooks_and_blobs_are_ours_only(service: Service, keys: dict[str, str],
-                                            policy_course: Path) -> None:
+def test_gradebooks_and_blobs_are_ours_only(
+    service: Service, keys: dict[str, str], policy_course: Path
+) -> None:
     service.graded("penalty", [("grid.py", REFERENCE.read_bytes())], keys["dave"])
     state = policy_course.parent / "course-service"
 
     def mode(path: Path) -> int:
         return stat.S_IMODE(path.stat().st_mode)
 
-    for folder in [state / "blobs", state / "gradebooks", *(state / "blobs").iterdir(),
-                   *(state / "gradebooks").iterdir()]:
+    for folder in [
+        state / "blobs",
+        state / "gradebooks",
+        *(state / "blobs").iterdir(),
+        *(state / "gradebooks").iterdir(),
+    ]:
         assert mode(folder) == 0o700, f"{folder}: {oct(mode(folder))}"
     files = [path for path in state.rglob("*") if path.is_file()]
     assert any(path.name == "gradebook.sqlite" for path in files)
@@ -304,7 +334,8 @@ def test_gradebooks_and_blobs_are_ours_only(service: Service, keys: dict[str, st
 
 
 def test_hidden_always_shows_verdicts_and_points_but_no_failure_text_before_the_end(
-        service: Service, keys: dict[str, str]) -> None:
+    service: Service, keys: dict[str, str]
+) -> None:
     data = service.graded("always", [("grid.py", MUTANT)], keys["carol"])
     hidden = hidden_tests(data)
     assert hidden and all(t["output"] == "" for t in hidden)
@@ -314,8 +345,7 @@ def test_hidden_always_shows_verdicts_and_points_but_no_failure_text_before_the_
     assert data["hidden_shown"] == "verdicts"
 
 
-def test_a_release_that_took_effect_shows_everything_and_closes_the_assignment(
-        own_course: Any) -> None:
+def test_a_release_that_took_effect_shows_everything_and_closes_the_assignment(own_course: Any) -> None:
     service, keys, _ = own_course(RELEASED_COURSE)
     data = service.graded("released", [("grid.py", MUTANT)], keys["carol"])
     assert not leaks(json.dumps(data))
@@ -325,22 +355,25 @@ def test_a_release_that_took_effect_shows_everything_and_closes_the_assignment(
     assert after["hidden_released"] is True and leaks(json.dumps(after))
     refused = service.post("released", [("grid.py", REFERENCE.read_bytes())], keys["carol"])
     assert refused.status_code == 403 and "released" in refused.json()["error"], refused.text
-    extension = instructor_post(service, keys, "released", "extension", login="bob",
-                                due="2099-01-01T00:00:00+00:00")
+    extension = instructor_post(
+        service, keys, "released", "extension", login="bob", due="2099-01-01T00:00:00+00:00"
+    )
     assert extension.status_code == 400 and "already shown" in extension.text
 
 
-def test_no_failure_text_while_another_assignment_of_the_exercise_earns_credit(
-        own_course: Any) -> None:
+def test_no_failure_text_while_another_assignment_of_the_exercise_earns_credit(own_course: Any) -> None:
     """`finished` is over for everyone, but `retry` grades the same exercise (the same hidden
     tests) until 2099: a student reading `finished`'s hidden texts could use them there."""
     service, keys, course = own_course(SIBLINGS_COURSE)
     with sqlite3.connect(course.parent / "course.sqlite") as database:  # as in the test above
-        database.execute("INSERT INTO service_extension (user_id, assignment, due) SELECT id, "
-                         "'finished', '2099-01-01 00:00:00' FROM auth_user WHERE username = 'erin'")
+        database.execute(
+            "INSERT INTO service_extension (user_id, assignment, due) SELECT id, "
+            "'finished', '2099-01-01 00:00:00' FROM auth_user WHERE username = 'erin'"
+        )
     data = service.graded("finished", [("grid.py", MUTANT)], keys["erin"])
-    moved = instructor_post(service, keys, "finished", "extension", login="erin",
-                            due="2021-01-01T00:00:00+00:00")
+    moved = instructor_post(
+        service, keys, "finished", "extension", login="erin", due="2021-01-01T00:00:00+00:00"
+    )
     assert moved.status_code == 200
     data = service.get(data["id"], keys["erin"]).json()
     assert data["hidden_shown"] == "verdicts", data["hidden_shown"]

@@ -70,10 +70,18 @@ def postgresql_url() -> Iterator[str]:
         subprocess.run(_as_server_user(*command), check=True, capture_output=True, timeout=120)
 
     try:
-        run(str(binaries / "initdb"), "-D", str(data), "-U", "grader", "--auth=trust",
-            "--encoding=UTF8")
-        run(str(binaries / "pg_ctl"), "-D", str(data), "-w", "-l", str(folder / "log"), "-o",
-            f"-p {port} -k {folder} -c listen_addresses=127.0.0.1", "start")
+        run(str(binaries / "initdb"), "-D", str(data), "-U", "grader", "--auth=trust", "--encoding=UTF8")
+        run(
+            str(binaries / "pg_ctl"),
+            "-D",
+            str(data),
+            "-w",
+            "-l",
+            str(folder / "log"),
+            "-o",
+            f"-p {port} -k {folder} -c listen_addresses=127.0.0.1",
+            "start",
+        )
     except (subprocess.SubprocessError, OSError) as error:
         shutil.rmtree(folder, ignore_errors=True)
         pytest.skip(f"PostgreSQL did not start here: {error}")
@@ -81,17 +89,22 @@ def postgresql_url() -> Iterator[str]:
         run(str(binaries / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "grader", "course")
         yield f"postgresql://grader@127.0.0.1:{port}/course"
     finally:
-        subprocess.run(_as_server_user(str(binaries / "pg_ctl"), "-D", str(data), "-m",
-                                       "immediate", "stop"), capture_output=True, timeout=60)
+        subprocess.run(
+            _as_server_user(str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"),
+            capture_output=True,
+            timeout=60,
+        )
         shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
-def on_postgresql(postgresql_url: str,
-                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, dict[str, str]]]:
-    course = write_course(tmp_path_factory.mktemp("postgresql"),
-                          COURSE.replace("roster: roster.csv\n",
-                                         f"roster: roster.csv\ndatabase: {postgresql_url}\n"))
+def on_postgresql(
+    postgresql_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Service, dict[str, str]]]:
+    course = write_course(
+        tmp_path_factory.mktemp("postgresql"),
+        COURSE.replace("roster: roster.csv\n", f"roster: roster.csv\ndatabase: {postgresql_url}\n"),
+    )
     keys = tokens(course)
     with running(course) as service:
         yield service, keys
@@ -99,7 +112,8 @@ def on_postgresql(postgresql_url: str,
 
 
 def test_the_reference_gets_full_marks_and_hidden_results_stay_hidden(
-        on_postgresql: tuple[Service, dict[str, str]]) -> None:
+    on_postgresql: tuple[Service, dict[str, str]],
+) -> None:
     service, keys = on_postgresql
     data = service.graded("open", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
     assert data["status"] == "graded" and data["score"] == data["max_score"] > 0
@@ -108,11 +122,16 @@ def test_the_reference_gets_full_marks_and_hidden_results_stay_hidden(
 
 
 def test_an_attempt_limit_holds_against_simultaneous_uploads(
-        on_postgresql: tuple[Service, dict[str, str]]) -> None:
+    on_postgresql: tuple[Service, dict[str, str]],
+) -> None:
     service, keys = on_postgresql
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        replies = list(pool.map(lambda _: service.post(
-            "limited", [("grid.py", REFERENCE.read_bytes())], keys["carol"]), range(8)))
+        replies = list(
+            pool.map(
+                lambda _: service.post("limited", [("grid.py", REFERENCE.read_bytes())], keys["carol"]),
+                range(8),
+            )
+        )
     statuses = sorted(reply.status_code for reply in replies)
     assert statuses.count(202) == 2 and set(statuses) <= {202, 429, 503}, statuses
     for reply in replies:
@@ -121,17 +140,21 @@ def test_an_attempt_limit_holds_against_simultaneous_uploads(
 
 
 def test_two_workers_grade_every_job_exactly_once(
-        on_postgresql: tuple[Service, dict[str, str]], postgresql_url: str) -> None:
+    on_postgresql: tuple[Service, dict[str, str]], postgresql_url: str
+) -> None:
     import psycopg
 
     service, keys = on_postgresql
-    sent = [(login, service.post("open", [("grid.py", REFERENCE.read_bytes())], keys[login]))
-            for login in ("dave", "erin") * 3]
+    sent = [
+        (login, service.post("open", [("grid.py", REFERENCE.read_bytes())], keys[login]))
+        for login in ("dave", "erin") * 3
+    ]
     assert all(reply.status_code == 202 for _, reply in sent), [r.text for _, r in sent]
     idents = [reply.json()["id"] for _, reply in sent]
     for (login, _), ident in zip(sent, idents, strict=True):
         assert service.wait(ident, keys[login])["status"] == "graded"
     with psycopg.connect(postgresql_url) as database:
-        rows = database.execute("SELECT id, status, tries FROM service_submission "
-                                "WHERE id = ANY(%s)", (idents,)).fetchall()
+        rows = database.execute(
+            "SELECT id, status, tries FROM service_submission WHERE id = ANY(%s)", (idents,)
+        ).fetchall()
     assert sorted(rows) == sorted((ident, "graded", 1) for ident in idents)

@@ -31,11 +31,14 @@ from tests.grader.service.conftest import (
 pytestmark = pytest.mark.slow
 
 NGINX = shutil.which("nginx") or next(
-    (path for path in ("/usr/sbin/nginx", "/sbin/nginx") if os.access(path, os.X_OK)), None)
+    (path for path in ("/usr/sbin/nginx", "/sbin/nginx") if os.access(path, os.X_OK)), None
+)
 OPENSSL = shutil.which("openssl")
 if NGINX is None or OPENSSL is None:
-    pytest.skip("no nginx or openssl (Debian: apt-get install nginx openssl; `make` installs "
-                "nginx where it can)", allow_module_level=True)
+    pytest.skip(
+        "no nginx or openssl (Debian: apt-get install nginx openssl; `make` installs nginx where it can)",
+        allow_module_level=True,
+    )
 
 from tests.grader.service.test_browser import arrived, sign_in, start_chromium  # noqa: E402
 
@@ -67,10 +70,29 @@ def free_port() -> int:
 
 def self_signed(folder: Path) -> tuple[Path, Path]:
     certificate, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run([str(OPENSSL), "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-keyout", str(key), "-out", str(certificate), "-subj", f"/CN={PUBLIC_HOST}",
-                    "-addext", f"subjectAltName=DNS:{PUBLIC_HOST}"],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            str(OPENSSL),
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-keyout",
+            str(key),
+            "-out",
+            str(certificate),
+            "-subj",
+            f"/CN={PUBLIC_HOST}",
+            "-addext",
+            f"subjectAltName=DNS:{PUBLIC_HOST}",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return certificate, key
 
 
@@ -95,23 +117,30 @@ def start_nginx(folder: Path, port: int, upstream: str) -> Proxy:
     server = documented_server_block()
     for documented, ours in DOCUMENTED.items():
         server = server.replace(documented, ours.format(**values))
-    temporary = "\n".join(f"    {kind}_temp_path {folder / kind};"
-                          for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    temporary = "\n".join(
+        f"    {kind}_temp_path {folder / kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
     config = folder / "nginx.conf"
     config.write_text(
         ("user root;\n" if os.geteuid() == 0 else "")  # its worker writes into our 0700 folder
         + f"worker_processes 1;\ndaemon off;\npid {folder / 'nginx.pid'};\n"
         f"error_log {folder / 'error.log'} warn;\nevents {{ worker_connections 64; }}\n"
-        f"http {{\n    access_log {folder / 'access.log'};\n{temporary}\n{server}}}\n")
-    process = subprocess.Popen([str(NGINX), "-e", str(folder / "error.log"), "-p", str(folder),
-                                "-c", str(config)], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        f"http {{\n    access_log {folder / 'access.log'};\n{temporary}\n{server}}}\n"
+    )
+    process = subprocess.Popen(
+        [str(NGINX), "-e", str(folder / "error.log"), "-p", str(folder), "-c", str(config)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
             assert process.stderr is not None
-            raise AssertionError(f"nginx did not start: {process.stderr.read().decode()} "
-                                 f"{(folder / 'error.log').read_text()}")
+            raise AssertionError(
+                f"nginx did not start: {process.stderr.read().decode()} {(folder / 'error.log').read_text()}"
+            )
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return Proxy(process, folder)
@@ -133,8 +162,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     folder = tmp_path_factory.mktemp("proxied")
     port = free_port()
     public_url = f"https://{PUBLIC_HOST}:{port}"
-    course = write_course(folder / "course", COURSE.replace(
-        "roster:", f"public_url: {public_url}\nroster:"))
+    course = write_course(folder / "course", COURSE.replace("roster:", f"public_url: {public_url}\nroster:"))
     keys = tokens(course)
     service = Service(course).start()
     proxy_folder = folder / "nginx"
@@ -151,8 +179,11 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    driver = start_chromium(tmp_path / "profile", "--ignore-certificate-errors",
-                            f"--host-resolver-rules=MAP {PUBLIC_HOST} 127.0.0.1")
+    driver = start_chromium(
+        tmp_path / "profile",
+        "--ignore-certificate-errors",
+        f"--host-resolver-rules=MAP {PUBLIC_HOST} 127.0.0.1",
+    )
     try:
         yield driver
     finally:
@@ -160,7 +191,8 @@ def browser(tmp_path: Path) -> Iterator[Any]:
 
 
 def test_a_student_signs_in_uploads_and_reads_feedback_through_the_tls_proxy(
-        deployment: Deployment, browser: Any) -> None:
+    deployment: Deployment, browser: Any
+) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -172,11 +204,13 @@ def test_a_student_signs_in_uploads_and_reads_feedback_through_the_tls_proxy(
     browser.find_element(By.CSS_SELECTOR, "form[enctype] button[type=submit]").click()
     arrived(browser, lambda b: "/submissions/" in b.current_url and b.find_elements(By.ID, "status"))
     assert browser.current_url.startswith(f"{deployment.public_url}/submissions/")
-    WebDriverWait(browser, WAIT_S, poll_frequency=0.2).until(
-        lambda b: b.find_elements(By.ID, "score"))
+    WebDriverWait(browser, WAIT_S, poll_frequency=0.2).until(lambda b: b.find_elements(By.ID, "score"))
     assert browser.find_element(By.ID, "score").text == "17 / 17"  # hidden tests: after due
-    logs = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"
-            and "favicon.ico" not in entry["message"]]
+    logs = [
+        entry
+        for entry in browser.get_log("browser")
+        if entry["level"] == "SEVERE" and "favicon.ico" not in entry["message"]
+    ]
     assert not logs, logs
     access = (Path(deployment.service.course).parent.parent / "nginx" / "access.log").read_text()
     assert '"POST / HTTP' in access and '"POST /assignments/open HTTP' in access, access
@@ -196,18 +230,23 @@ def test_through_the_proxy_a_foreign_host_or_origin_is_refused(deployment: Deplo
     # a session's)
     page = session.get(f"{direct}/", headers=public_host, timeout=30, verify=False)
     assert page.status_code == 200 and "secure" in page.headers["Set-Cookie"].lower()
-    forged = session.get(f"{direct}/", headers={"Host": "evil.example.com"}, timeout=30,
-                         verify=False)
+    forged = session.get(f"{direct}/", headers={"Host": "evil.example.com"}, timeout=30, verify=False)
     assert forged.status_code == 400
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
     assert token is not None
-    cross_site = session.post(f"{direct}/", data={"token": deployment.keys["bob"],
-                                                  "csrfmiddlewaretoken": token.group(1)},
-                              headers={**public_host, "Origin": "https://evil.example.com",
-                                       "X-Forwarded-Proto": "https"}, timeout=30, verify=False)
+    cross_site = session.post(
+        f"{direct}/",
+        data={"token": deployment.keys["bob"], "csrfmiddlewaretoken": token.group(1)},
+        headers={**public_host, "Origin": "https://evil.example.com", "X-Forwarded-Proto": "https"},
+        timeout=30,
+        verify=False,
+    )
     assert cross_site.status_code == 403 and "Signed in as" not in cross_site.text
-    same_site = session.post(f"{direct}/", data={"token": deployment.keys["bob"],
-                                                 "csrfmiddlewaretoken": token.group(1)},
-                             headers={**public_host, "Origin": deployment.public_url},
-                             timeout=30, verify=False)
+    same_site = session.post(
+        f"{direct}/",
+        data={"token": deployment.keys["bob"], "csrfmiddlewaretoken": token.group(1)},
+        headers={**public_host, "Origin": deployment.public_url},
+        timeout=30,
+        verify=False,
+    )
     assert same_site.status_code == 200 and "Signed in as" in same_site.text

@@ -35,7 +35,8 @@ def with_public_url(url: str) -> str:
 
 @pytest.mark.parametrize(("url", "says"), BAD_URLS)
 def test_a_bad_public_url_in_the_course_file_is_one_located_line(
-        tmp_path: Path, url: str, says: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, url: str, says: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(PUBLIC_URL_ENV, raising=False)
     path = write_course(tmp_path, with_public_url(url.replace("\r\n", "\\r\\n")), ROSTER)
     with pytest.raises(CourseError) as caught:
@@ -47,7 +48,8 @@ def test_a_bad_public_url_in_the_course_file_is_one_located_line(
 
 @pytest.mark.parametrize(("url", "says"), BAD_URLS)
 def test_a_bad_public_url_in_the_environment_names_the_variable(
-        tmp_path: Path, url: str, says: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, url: str, says: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = write_course(tmp_path, GOOD, ROSTER)
     monkeypatch.setenv(PUBLIC_URL_ENV, url)
     with pytest.raises(CourseError) as caught:
@@ -63,17 +65,18 @@ def test_grader_serve_with_a_bad_public_url_exits_3_with_one_line(tmp_path: Path
     assert done.returncode == 3
     assert done.stderr.strip().splitlines() == [
         f"error: {path}:2: public_url: 'https://grader.example.edu/course' is not an origin like "
-        f"https://grader.example.edu (no path, query or fragment: the service is served at /)"]
+        f"https://grader.example.edu (no path, query or fragment: the service is served at /)"
+    ]
     path = write_course(tmp_path / "good", GOOD, ROSTER)
     overridden = grader("serve", str(path), "--port", "0", env={PUBLIC_URL_ENV: "grader"})
     assert overridden.returncode == 3
     assert overridden.stderr.strip().splitlines() == [
         f"error: {path}: {PUBLIC_URL_ENV} (overrides public_url): 'grader' is not an origin "
-        f"like https://grader.example.edu (http:// or https://)"]
+        f"like https://grader.example.edu (http:// or https://)"
+    ]
 
 
-def test_the_environment_overrides_the_course_file(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_environment_overrides_the_course_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_course(tmp_path, with_public_url("https://Grader.Example.edu/"), ROSTER)
     monkeypatch.delenv(PUBLIC_URL_ENV, raising=False)
     assert load_course(path).public_url == "https://grader.example.edu"

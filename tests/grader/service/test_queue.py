@@ -18,10 +18,11 @@ SUBMISSIONS_EACH = 5  # 65 submissions regraded, as in the course that went live
 
 
 def roster() -> str:
-    students = "".join(f"s{index},S{index},s{index}@example.org\n"
-                       for index in range(REGRADED_STUDENTS))
-    return f"login,name,email\nalice,Alice,a@example.org\n{students}late1,L,l@example.org\n" \
-           f"late2,M,m@example.org\n"
+    students = "".join(f"s{index},S{index},s{index}@example.org\n" for index in range(REGRADED_STUDENTS))
+    return (
+        f"login,name,email\nalice,Alice,a@example.org\n{students}late1,L,l@example.org\n"
+        f"late2,M,m@example.org\n"
+    )
 
 
 def queue_scenario(course_path: str) -> None:
@@ -61,7 +62,9 @@ def queue_scenario(course_path: str) -> None:
 
 
 def test_a_student_s_upload_is_claimed_before_every_queued_regrade(tmp_path: Path) -> None:
-    course = write_course(tmp_path, """\
+    course = write_course(
+        tmp_path,
+        """\
         title: queue
         roster: roster.csv
         instructors: [alice]
@@ -69,11 +72,23 @@ def test_a_student_s_upload_is_claimed_before_every_queued_regrade(tmp_path: Pat
           - name: open
             exercise: bitgrid
             due: 2099-01-01T00:00:00Z
-        """, roster())
+        """,
+        roster(),
+    )
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from tests.grader.service.test_queue import "
-         "queue_scenario; queue_scenario(sys.argv[1])", str(course)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+        [
+            sys.executable,
+            "-c",
+            "import sys; from tests.grader.service.test_queue import "
+            "queue_scenario; queue_scenario(sys.argv[1])",
+            str(course),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
     assert outcome["regraded"] == REGRADED_STUDENTS * SUBMISSIONS_EACH

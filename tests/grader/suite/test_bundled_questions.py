@@ -17,8 +17,9 @@ def test_every_question_has_a_mutant_aimed_at_it(exercise: str) -> None:
     questions = {q.id for q in loaded.suite.questions if not q.integration}
     assert questions, f"{exercise} declares no questions"
     assert all(test.question for test in loaded.suite.tests)
-    aimed = {m.question for m in mutants_of(loaded.exercise, question_ids={
-        q.id for q in loaded.suite.questions})}
+    aimed = {
+        m.question for m in mutants_of(loaded.exercise, question_ids={q.id for q in loaded.suite.questions})
+    }
     assert questions <= aimed, f"no mutant aimed at {sorted(questions - aimed)}"
 
 

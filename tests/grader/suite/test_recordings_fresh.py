@@ -16,7 +16,9 @@ from tests.support import SUITE_NAMES
 @pytest.mark.parametrize("exercise", SUITE_NAMES)
 def test_recordings_are_fresh(exercise: str) -> None:
     loaded = load_suite(exercise)
-    stale = [test.name for test in loaded.suite.tests
-             if expectations.recorded_fingerprint(loaded, test)
-             != expectations.fingerprint(loaded, test)]
+    stale = [
+        test.name
+        for test in loaded.suite.tests
+        if expectations.recorded_fingerprint(loaded, test) != expectations.fingerprint(loaded, test)
+    ]
     assert not stale, f"run `grader record {exercise}`: {', '.join(stale)}"
