@@ -108,7 +108,11 @@ def bundle_files(loaded: LoadedSuite) -> tuple[str, dict[str, bytes]]:
 
 def build_bundle(loaded: LoadedSuite) -> ExerciseBundle:
     """The exercise of `loaded` as one bundle."""
-    suite_name, files = bundle_files(loaded)
+    return packed(*bundle_files(loaded))
+
+
+def packed(suite_name: str, files: dict[str, bytes]) -> ExerciseBundle:
+    """`files` as one bundle whose suite is `suite_name`: the same files, the same bytes."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         for name in sorted(files):

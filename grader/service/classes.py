@@ -6,14 +6,17 @@ import csv
 import io
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.contrib.auth.models import User
 
+from grader.errors import UserError
 from grader.inert import csv_cell
 from grader.report.grades import LmsGrade, lms_csv, number
 from grader.service.course import Assignment, Course
 from grader.service.jobs import now
 from grader.service.models import Submission
+from grader.service.pins import pinned_suite
 from grader.service.policy import NOTHING, counted, students_seen
 
 MISSING = "missing"
@@ -34,11 +37,15 @@ class Row:
     points: dict[str, float] = field(default_factory=dict)
 
 
-def class_rows(course: Course, assignment: Assignment) -> list[Row]:
+def class_rows(course: Course, assignment: Assignment, made_by: datetime | None = None) -> list[Row]:
     """One row per roster student (instructors left out), then anyone else who submitted. The
-    submission that counts is the one its student is told counts (`policy.counted`)."""
+    submission that counts is the one its student is told counts (`policy.counted`); `made_by`:
+    among the submissions made by then only."""
     subs: dict[int, list[Submission]] = defaultdict(list)
-    for sub in Submission.objects.filter(assignment=assignment.name).order_by("number"):
+    made = Submission.objects.filter(assignment=assignment.name)
+    if made_by is not None:
+        made = made.filter(submitted_at__lte=made_by)
+    for sub in made.order_by("number"):
         subs[sub.user_id].append(sub)
     users = {user.pk: user for user in User.objects.filter(is_staff=False)}
     seen = students_seen(assignment, list(users.values()), now())
@@ -86,24 +93,17 @@ def regrade_changes(course: Course, assignment: Assignment) -> list[str]:
 
 
 def test_names(course: Course, assignment: Assignment) -> list[str]:
-    from grader.errors import UserError
-    from grader.service.course import suite_of
-    from grader.suite.load import load_suite
-
+    """The tests of the suite the assignment grades with (none while it cannot be used)."""
     try:
-        return [test.name for test in load_suite(suite_of(course, assignment)).suite.tests]
-    except UserError:  # a suite being fixed: the pages still show the class
+        return [test.name for test in pinned_suite(course, assignment).tests]
+    except UserError:  # a pinned suite that cannot be used: the pages still show the class
         return []
 
 
 def suite_points(course: Course, assignment: Assignment) -> float:
-    """The most an assignment's suite gives (0 while its suite cannot be loaded)."""
-    from grader.errors import UserError
-    from grader.service.course import suite_of
-    from grader.suite.load import load_suite
-
+    """The most the assignment's suite gives (0 while it cannot be used)."""
     try:
-        return load_suite(suite_of(course, assignment)).suite.total_points
+        return pinned_suite(course, assignment).total_points
     except UserError:
         return 0.0
 

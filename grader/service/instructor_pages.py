@@ -32,6 +32,7 @@ from grader.service.policy import (
     texts_out,
     texts_shown_after,
 )
+from grader.service.suite_changes import suite_state
 
 
 def _instructor(request: HttpRequest) -> User:
@@ -95,6 +96,7 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
             "release": release_status(assignment, jobs.now()),
             "extensions": Extension.objects.filter(assignment=name).select_related("user"),
             "message": done_message(request),
+            "suite": suite_state(course(), assignment),
         },
     )
 
@@ -109,6 +111,7 @@ DONE_MESSAGES = {
     "regrading": "regrading {count} submission(s)",
     "given_back": "attempt given back",
     "extension_deleted": "extension deleted",
+    "suite_regrading": "regrading {count} submission(s) onto the suite on disk",
 }
 
 

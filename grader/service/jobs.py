@@ -19,12 +19,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q, QuerySet
 
 from grader.errors import UserError
-from grader.service.course import Assignment, Course, late_minutes, suite_of
+from grader.service.course import Assignment, Course, late_minutes
 from grader.service.dates import human
 from grader.service.models import ERROR, GRADED, QUEUED, RUNNING, Submission
+from grader.service.pins import pinned_suite
 from grader.service.policy import due_for, refusal
 from grader.service.storage import UploadError, bundle, file_names_problem, store_blob
-from grader.suite.load import load_suite
 
 MAX_TRIES = 3  # a job whose worker died this many times is an error, not tried forever
 FAIR_WINDOW = 1000  # queued jobs looked at when choosing whose turn it is
@@ -95,9 +95,9 @@ def check_file_names(
     assignment's suite lists under `submit:`, or sends a plain file it does not take: refused
     before it costs an attempt (`Grid.py` for `grid.py` once was graded 0)."""
     try:
-        loaded = load_suite(suite_of(course, assignment)).suite
+        loaded = pinned_suite(course, assignment)
     except UserError:
-        return  # a suite broken since the service started: the grading says so
+        return  # a pinned suite that cannot be used: the grading says so
     archive = len(files) == 1 and files[0][0].lower().endswith(".zip")
     problem = file_names_problem(assignment.name, list(loaded.submit), list(loaded.given), names, archive)
     if problem is not None:
@@ -206,10 +206,16 @@ def progress(sub: Submission, worker: str, text: str) -> bool:
 
 
 def finish(
-    sub: Submission, worker: str, results: dict[str, Any], attempt: int, penalty: float, failed: bool = False
+    sub: Submission,
+    worker: str,
+    results: dict[str, Any],
+    attempt: int,
+    penalty: float,
+    failed: bool = False,
+    suite: str = "",
 ) -> bool:
-    """Record the grading (once: only while the job is still this worker's); `failed`: the
-    grader's own error (JE), shown as status error."""
+    """Record the grading (once: only while the job is still this worker's) and the digest of
+    the `suite` snapshot it used; `failed`: the grader's own error (JE), shown as status error."""
     score = float(results["score"])
     return bool(
         Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker).update(
@@ -222,6 +228,7 @@ def finish(
             attempt=attempt,
             graded_at=now(),
             progress="",
+            suite=suite,
         )
     )
 
@@ -249,9 +256,11 @@ def requeue(workers_gone: list[str] | None = None) -> int:
     return failed + again
 
 
-def regrade(assignment: str, tests: list[str] | None = None) -> int:
-    """Queue every graded submission of `assignment` again (only `tests`, when named)."""
-    count: int = Submission.objects.filter(assignment=assignment, status__in=[GRADED, ERROR]).update(
+def regrade(assignment: str, tests: list[str] | None = None, running_too: bool = False) -> int:
+    """Queue every graded submission of `assignment` again (only `tests`, when named);
+    `running_too`: the ones being graded as well (their workers lose them), for a new suite."""
+    statuses = [GRADED, ERROR, RUNNING] if running_too else [GRADED, ERROR]
+    count: int = Submission.objects.filter(assignment=assignment, status__in=statuses).update(
         status=QUEUED,
         generation=F("generation") + 1,
         only_tests=tests or None,

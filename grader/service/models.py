@@ -73,6 +73,8 @@ class Submission(models.Model):
     # An instructor gave this attempt back (the reason; empty: not given back): it counts neither
     # toward the `attempts:` limit nor as the student's score, and stays visible, marked.
     given_back = models.TextField(blank=True, default="")
+    # The digest of the suite snapshot its last grading used (`PinnedSuite.digest` then).
+    suite = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         constraints = [
@@ -97,6 +99,36 @@ class AuditEntry(models.Model):
     submission = models.CharField(max_length=32, blank=True, default="")
     detail = models.CharField(max_length=200, blank=True, default="")
     reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["assignment", "at"])]
+
+
+class PinnedSuite(models.Model):
+    """The suite an assignment grades with: the snapshot (`snapshots.py`) of its suite as it was
+    when the service first served the assignment, until an instructor regrades it onto the suite
+    on disk. `suite_file` is the suite's path inside the snapshot."""
+
+    assignment = models.CharField(max_length=64, unique=True)
+    digest = models.CharField(max_length=64)
+    suite_file = models.CharField(max_length=300)
+    pinned_at = models.DateTimeField()
+
+
+class SuiteChange(models.Model):
+    """An instructor regraded an assignment onto another suite: the class's counted scores
+    before (`before`: login -> [score, max, final score], taken at `at`) and, once every
+    submission made before `at` is graded again, after (`after`, the same shape; None until
+    then)."""
+
+    at = models.DateTimeField()
+    actor = models.CharField(max_length=150)
+    assignment = models.CharField(max_length=64)
+    old_digest = models.CharField(max_length=64)
+    new_digest = models.CharField(max_length=64)
+    queued = models.IntegerField(default=0)
+    before = models.JSONField(default=dict)
+    after = models.JSONField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["assignment", "at"])]

@@ -312,6 +312,7 @@ def view(
         "hidden_shown": seen,
         "counts": chosen is not None and chosen.id == sub.id,
         "counted_number": chosen.number if chosen is not None else None,
+        "suite": sub.suite,  # the digest of the pinned suite its last grading used
     }
 
 

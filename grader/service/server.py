@@ -136,6 +136,19 @@ class Workers:
         self.thread.join()
 
 
+def pin_suites(course: Course) -> list[tuple[str, str]]:
+    """Pin the suite of every assignment served for the first time; (assignment, pinned digest)
+    of those whose suite on disk differs from their pin since."""
+    from grader.service import pins
+
+    fresh = pins.publish(course)
+    return [
+        (assignment.name, pins.short(drift.pinned))
+        for assignment in course.spec.assignments
+        if assignment.name not in fresh and (drift := pins.drift(course, assignment)) is not None
+    ]
+
+
 def serve(
     course: Course,
     host: str,
@@ -157,6 +170,7 @@ def serve(
     jobs.stale_seconds()  # a malformed $GRADER_SERVICE_STALE_S stops it here, in one line
     sync_roster(course)
     requeued = jobs.requeue()  # whatever was running when the service last stopped
+    drifted = pin_suites(course)
     from django.core.wsgi import get_wsgi_application
 
     application = get_wsgi_application()
@@ -171,6 +185,13 @@ def serve(
         f"{requeued} job(s) from before queued again",
         flush=True,
     )
+    for name, digest in drifted:
+        print(
+            f"warning: {name} grades with its pinned suite {digest}: the suite on disk differs "
+            f"(see /instructor/{name}; nothing changes until it is regraded onto it there)",
+            file=sys.stderr,
+            flush=True,
+        )
     if course.public_url and course.public_url.startswith("https:") and host not in LOOPBACK_ADDRESSES:
         print(
             f"warning: --host {host} is not a loopback address: a client reaching the service "

@@ -127,9 +127,15 @@ def store_blob(state: Path, data: bytes) -> str:
     """Write `data` under its SHA-256 (once; fsynced, then renamed in place; 0600 in folders
     0700, as mkstemp creates it); returns the hash."""
     sha = hashlib.sha256(data).hexdigest()
-    path = blob_path(state, sha)
+    write_durably(state, blob_path(state, sha), data)
+    return sha
+
+
+def write_durably(state: Path, path: Path, data: bytes) -> None:
+    """Write `data` at `path` under the service's folder `state`, once (a file of that size
+    there is kept): fsynced, renamed in place, the folder fsynced; 0600 in folders 0700."""
     if path.is_file() and path.stat().st_size == len(data):
-        return sha
+        return
     private_folder(path.parent, state)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".incoming-")
     try:
@@ -146,4 +152,3 @@ def store_blob(state: Path, data: bytes) -> str:
         os.fsync(directory)
     finally:
         os.close(directory)
-    return sha

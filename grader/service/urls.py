@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from grader.service import api, instructor_pages, pages
+from grader.service import api, instructor_pages, pages, suite_pages
 
 handler400 = api.bad_request
 handler500 = api.server_error
@@ -23,6 +23,7 @@ urlpatterns = [
     path("instructor/<str:name>/extension/delete", instructor_pages.delete_extension),
     path("instructor/<str:name>/audit", instructor_pages.audit_page),
     path("instructor/<str:name>/giveback", instructor_pages.give_back),
+    path("instructor/<str:name>/suite/regrade", suite_pages.regrade_onto_suite),
     path("instructor/<str:name>/grades.csv", instructor_pages.grades_page),
     path("api/submissions", api.submissions),
     path("api/submissions/<str:ident>", api.submission),

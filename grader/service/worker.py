@@ -24,7 +24,8 @@ from grader.judge.grade import select_tests
 from grader.judge.verdicts import TestResult
 from grader.report.gradebook import GRADEBOOK_NAME, Gradebook, attempt_from_results
 from grader.report.reports import results_json
-from grader.service.course import Course, load_course, suite_of
+from grader.service import snapshots
+from grader.service.course import Assignment, Course, load_course
 from grader.service.setup import private_file, private_folder
 from grader.service.storage import blob_path
 from grader.suite.load import LoadedSuite, load_suite
@@ -118,11 +119,36 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
     if assignment is None:
         jobs.fail(sub, worker, f"the course has no assignment {sub.assignment} any more")
         return True
+    from grader.service.pins import pin_of
+
     try:
-        loaded = load_suite(suite_of(course, assignment))
+        pin = pin_of(course, assignment)
+        root = snapshots.unpacked(course.state, pin.digest)  # checked against its digest
     except UserError as error:
-        jobs.fail(sub, worker, f"the suite cannot be loaded: {error}")
+        jobs.fail(sub, worker, f"the suite cannot be used: {error}")
         return True
+    with snapshots.rooted(root):
+        try:
+            loaded = load_suite(str(root / pin.suite_file))
+        except UserError as error:
+            jobs.fail(sub, worker, f"the suite cannot be loaded: {error}")
+            return True
+        return _grade_loaded(course, worker, sandbox, remote, sub, assignment, loaded, pin.digest)
+
+
+def _grade_loaded(
+    course: Course,
+    worker: str,
+    sandbox: str | None,
+    remote: Any,
+    sub: Submission,
+    assignment: Assignment,
+    loaded: LoadedSuite,
+    digest: str,
+) -> bool:
+    """Grade `sub` with `loaded`, its assignment's pinned suite (`digest`), and record it."""
+    from grader.service import jobs
+
     source = blob_path(course.state, sub.blob)
     names = list(sub.only_tests) if sub.only_tests else None
     total = len(select_tests(loaded, False, names))
@@ -166,7 +192,7 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
         book.claim(loaded.name)
         number = book.add(attempt, key=f"{sub.id}#{sub.generation}")
     penalty = assignment.penalty(sub.late_minutes, float(data["extra_data"]["max_score"]))
-    jobs.finish(sub, worker, data, number, penalty, failed=status == "JE")
+    jobs.finish(sub, worker, data, number, penalty, failed=status == "JE", suite=digest)
     return True
 
 
@@ -196,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     _die_with_parent(args.parent)
     from grader.service.setup import configure
 
-    course = load_course(args.course)
+    course = load_course(args.course, check_suites=False)  # it grades with the pinned suites
     configure(course)
     worker = f"{args.instance}-{os.getpid()}"
     remote = None
@@ -211,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if remote is not None:
             remote.close()
+        snapshots.forget_unpacked()
 
 
 if __name__ == "__main__":
