@@ -137,16 +137,17 @@ class Workers:
 
 
 def pin_suites(course: Course) -> list[tuple[str, str]]:
-    """Pin the suite of every assignment served for the first time; (assignment, pinned digest)
-    of those whose suite on disk differs from their pin since."""
+    """Pin the suite of every assignment served for the first time; (assignment, what is
+    wrong) for those whose suite on disk differs from their pin, or whose pin is unusable."""
     from grader.service import pins
 
     fresh = pins.publish(course)
-    return [
-        (assignment.name, pins.short(drift.pinned))
-        for assignment in course.spec.assignments
-        if assignment.name not in fresh and (drift := pins.drift(course, assignment)) is not None
-    ]
+    warnings = []
+    for assignment in course.spec.assignments:
+        drift = pins.drift(course, assignment) if assignment.name not in fresh else None
+        if drift is not None:
+            warnings.append((assignment.name, drift.problem or "the suite on disk differs"))
+    return warnings
 
 
 def serve(
@@ -185,10 +186,10 @@ def serve(
         f"{requeued} job(s) from before queued again",
         flush=True,
     )
-    for name, digest in drifted:
+    for name, problem in drifted:
         print(
-            f"warning: {name} grades with its pinned suite {digest}: the suite on disk differs "
-            f"(see /instructor/{name}; nothing changes until it is regraded onto it there)",
+            f"warning: {name}: {problem} (see /instructor/{name}: it grades with its pinned "
+            f"suite until regraded onto the suite on disk there)",
             file=sys.stderr,
             flush=True,
         )

@@ -65,20 +65,26 @@ def read_files(state: Path, digest: str) -> dict[str, bytes]:
     """The files of the snapshot `digest` (relative path -> bytes), checked against the digest;
     a SnapshotError in one line naming the file when it is missing, unreadable or changed."""
     path = snapshot_path(state, digest)
-    refused = f"{path}: the pinned suite snapshot {digest[:16]}"
+    refused = f"the pinned suite snapshot {digest[:16]}"
     try:
         if path.stat().st_size > MAX_SNAPSHOT_BYTES:
-            raise SnapshotError(f"{refused} is larger than any suite the service stores")
+            raise SnapshotError(f"{refused} is larger than any suite the service stores ({path})")
         with zipfile.ZipFile(io.BytesIO(path.read_bytes())) as archive:
             files = {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
     except FileNotFoundError:
-        raise SnapshotError(f"{refused} is missing; restore the service's folder from a backup") from None
+        raise SnapshotError(
+            f"{refused} is missing: refusing to grade without it ({path}: restore the service's "
+            f"folder from a backup, or regrade the assignment onto the suite on disk)"
+        ) from None
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as error:
-        raise SnapshotError(f"{refused} cannot be read ({error}); refusing to grade with it") from None
+        raise SnapshotError(
+            f"{refused} cannot be read: refusing to grade with it ({path}: {error})"
+        ) from None
     if content_digest(files) != digest:
         raise SnapshotError(
             f"{refused} does not match its fingerprint: it was changed on disk; refusing to grade "
-            f"with it (restore it from a backup, or regrade the assignment onto the suite on disk)"
+            f"with it ({path}: restore it from a backup, or regrade the assignment onto the suite "
+            f"on disk)"
         )
     return files
 

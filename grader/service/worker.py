@@ -125,7 +125,7 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
         pin = pin_of(course, assignment)
         root = snapshots.unpacked(course.state, pin.digest)  # checked against its digest
     except UserError as error:
-        jobs.fail(sub, worker, f"the suite cannot be used: {error}")
+        jobs.fail(sub, worker, str(error))
         return True
     with snapshots.rooted(root):
         try:
