@@ -77,7 +77,9 @@ def test_unpacked_it_is_the_suite_as_on_disk(tmp_path: Path) -> None:
 
 def test_a_suite_copied_elsewhere_snapshots_under_fixtures(tmp_path: Path) -> None:
     """A course's own suite file (outside the project) keeps its files under fixtures/NAME."""
-    shutil.copytree(ROOT / "fixtures" / "bitgrid", tmp_path / "mine", ignore=shutil.ignore_patterns("mutants"))
+    shutil.copytree(
+        ROOT / "fixtures" / "bitgrid", tmp_path / "mine", ignore=shutil.ignore_patterns("mutants")
+    )
     snapshot = snapshots.snapshot_of(load_suite(str(tmp_path / "mine" / "suite.yaml")))
     assert snapshot.suite == "fixtures/bitgrid/suite.yaml"
     assert "fixtures/bitgrid/expected/position.json" in snapshot.files()
