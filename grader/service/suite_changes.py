@@ -52,9 +52,11 @@ def regrade_onto(course: Course, assignment: Assignment, confirmed: str, actor: 
     before = counted_scores(course, assignment)
     with transaction.atomic():
         moment = jobs.now()
-        PinnedSuite.objects.filter(pk=pin.pk).update(
+        moved = PinnedSuite.objects.filter(pk=pin.pk, digest=pin.digest).update(
             digest=snapshot.digest, suite_file=snapshot.suite, pinned_at=moment
         )
+        if not moved:
+            raise NotConfirmed(f"{assignment.name} was just regraded onto another suite: look again")
         # Queued jobs of a regrade of some tests would lay the new suite's results over the old.
         Submission.objects.filter(assignment=assignment.name, status=QUEUED).update(only_tests=None)
         count = jobs.regrade(assignment.name, running_too=True)
