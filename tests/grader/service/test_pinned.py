@@ -192,5 +192,7 @@ def assert_restart_refuses(path: Path) -> None:
     keys = tokens(path, "dave")
     with running(path) as service:
         refused = service.graded("pinned", [("grid.py", REFERENCE.read_bytes())], keys["dave"])
+        said = "".join(service.log)  # printed once it serves, before anything is graded
+        assert "warning: pinned: the pinned suite snapshot" in said and "does not match" in said
         assert refused["status"] == "error"
         assert "does not match its fingerprint" in refused["progress"]
