@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from grader.cluster.bundle import ExerciseBundle
 from grader.errors import UserError
 from grader.service import snapshots
-from grader.service.course import Assignment, Course, suite_of
+from grader.service.course import Assignment, Course, CourseError, suite_of
 from grader.service.models import PinnedSuite
 from grader.suite.load import load_suite
 from grader.suite.schema import Suite
@@ -51,11 +51,15 @@ def pin_of(course: Course, assignment: Assignment) -> PinnedSuite:
 
 
 def publish(course: Course) -> list[str]:
-    """Pin every assignment that has no pin yet (`grader serve` starting); the names pinned."""
+    """Pin every assignment that has no pin yet (`grader serve` starting); the names pinned. A
+    suite that cannot be pinned is a CourseError naming the course file and the assignment."""
     fresh = []
-    for assignment in course.spec.assignments:
+    for index, assignment in enumerate(course.spec.assignments):
         if not PinnedSuite.objects.filter(assignment=assignment.name).exists():
-            pin_of(course, assignment)
+            try:
+                pin_of(course, assignment)
+            except UserError as error:
+                raise CourseError(f"{course.path}: assignments.{index}.exercise: {error}") from None
             fresh.append(assignment.name)
     return fresh
 
