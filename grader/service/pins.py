@@ -15,7 +15,7 @@ from grader.errors import UserError
 from grader.service import snapshots
 from grader.service.course import Assignment, Course, CourseError, suite_of
 from grader.service.models import PinnedSuite
-from grader.suite.load import load_suite
+from grader.suite.load import line_of, load_suite, read_yaml_file
 from grader.suite.schema import Suite
 
 SHORT = 12  # a digest as the pages show it
@@ -59,7 +59,9 @@ def publish(course: Course) -> list[str]:
             try:
                 pin_of(course, assignment)
             except UserError as error:
-                raise CourseError(f"{course.path}: assignments.{index}.exercise: {error}") from None
+                node, _ = read_yaml_file(course.path, "course file", CourseError)
+                line = line_of(node, ("assignments", index, "exercise"))
+                raise CourseError(f"{course.path}:{line}: assignments.{index}.exercise: {error}") from None
             fresh.append(assignment.name)
     return fresh
 

@@ -22,6 +22,7 @@ from tests.grader.service.conftest import (
     STUB,
     WAIT_S,
     csrf,
+    grader,
     running,
     signed_in,
     tokens,
@@ -196,3 +197,25 @@ def assert_restart_refuses(path: Path) -> None:
         assert "warning: pinned: the pinned suite snapshot" in said and "does not match" in said
         assert refused["status"] == "error"
         assert "does not match its fingerprint" in refused["progress"]
+
+
+def test_serve_refuses_an_assignment_whose_suite_it_cannot_pin(tmp_path: Path) -> None:
+    path = write_course(tmp_path, COURSE.replace("exercise: suite/suite.yaml", "exercise: nosuch"))
+    done = grader("serve", str(path), "--port", "0")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.startswith(f"error: {path}:6: assignments.0.exercise: ")
+    assert "no suite for exercise 'nosuch'" in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_a_pinned_assignment_serves_while_its_suite_on_disk_is_broken(tmp_path: Path) -> None:
+    copy_suite(tmp_path)
+    path = write_course(tmp_path, COURSE)
+    with running(path):
+        pass  # published: pinned
+    (tmp_path / "suite" / "suite.yaml").write_text("tests: [\n")
+    keys = tokens(path)
+    with running(path) as service:
+        graded = service.graded("pinned", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
+        assert (graded["status"], graded["score"], graded["max_score"]) == ("graded", 16.0, 16.0)
+        assert "warning: pinned: the suite on disk cannot be loaded: " in "".join(service.log)
