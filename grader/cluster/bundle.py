@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grader.atomic import make_private
-from grader.exercise import cache_folder, project_root
+from grader.exercise import cache_folder
 from grader.suite.load import LoadedSuite
 from grader.suite.model import SuiteError
 
@@ -86,7 +86,7 @@ def _needs_reference(loaded: LoadedSuite) -> bool:
 
 def bundle_files(loaded: LoadedSuite) -> tuple[str, dict[str, bytes]]:
     """(the suite's path in the bundle, every file of the bundle)."""
-    root = project_root()
+    root = loaded.exercise.root
     suite = loaded.suite
     name = suite.exercise
     exercise = loaded.exercise

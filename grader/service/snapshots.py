@@ -10,13 +10,10 @@ against the digest: a snapshot changed on disk is refused, never used.
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 from grader import owners
@@ -123,18 +120,3 @@ def forget_unpacked() -> None:
     for root in _unpacked.values():
         shutil.rmtree(root, ignore_errors=True)
     _unpacked.clear()
-
-
-@contextlib.contextmanager
-def rooted(root: Path) -> Iterator[None]:
-    """The project root is `root` for the time of the block (suites, exercises, references and
-    given files are looked up there), as a cluster task grades in its unpacked bundle."""
-    before = os.environ.get("GRADER_ROOT")
-    os.environ["GRADER_ROOT"] = str(root)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("GRADER_ROOT", None)
-        else:
-            os.environ["GRADER_ROOT"] = before

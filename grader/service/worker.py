@@ -127,13 +127,12 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
     except UserError as error:
         jobs.fail(sub, worker, str(error))
         return True
-    with snapshots.rooted(root):
-        try:
-            loaded = load_suite(str(root / pin.suite_file))
-        except UserError as error:
-            jobs.fail(sub, worker, f"the suite cannot be loaded: {error}")
-            return True
-        return _grade_loaded(course, worker, sandbox, remote, sub, assignment, loaded, pin.digest)
+    try:
+        loaded = load_suite(str(root / pin.suite_file), root)  # the snapshot is its project root
+    except UserError as error:
+        jobs.fail(sub, worker, f"the suite cannot be loaded: {error}")
+        return True
+    return _grade_loaded(course, worker, sandbox, remote, sub, assignment, loaded, pin.digest)
 
 
 def _grade_loaded(

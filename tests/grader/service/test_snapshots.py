@@ -65,11 +65,11 @@ def test_unpacked_it_is_the_suite_as_on_disk(tmp_path: Path) -> None:
     snapshots.store(tmp_path, snapshot)
     root = snapshots.unpacked(tmp_path, snapshot.digest)
     try:
-        with snapshots.rooted(root):
-            pinned = load_suite(str(root / snapshot.suite))
-            assert pinned.exercise.root == root
-            assert ids.suite_fingerprint(pinned) == ids.suite_fingerprint(loaded)
-            assert ids.expectations_fingerprint(pinned) == ids.expectations_fingerprint(loaded)
+        pinned = load_suite(str(root / snapshot.suite), root)
+        assert pinned.exercise.root == root and pinned.exercise.reference.is_relative_to(root)
+        assert ids.suite_fingerprint(pinned) == ids.suite_fingerprint(loaded)
+        assert ids.expectations_fingerprint(pinned) == ids.expectations_fingerprint(loaded)
+        assert snapshots.snapshot_of(pinned).digest == snapshot.digest
     finally:
         snapshots.forget_unpacked()
     assert not root.exists()
