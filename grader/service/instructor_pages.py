@@ -70,6 +70,7 @@ def instructor_home(request: HttpRequest) -> HttpResponse:
             "queue": queue,
             "queued": Submission.objects.filter(status=QUEUED).count(),
             "running": Submission.objects.filter(status=RUNNING).count(),
+            "lti": course().spec.lti is not None,
         },
     )
 

@@ -22,7 +22,8 @@ def digest(token: str) -> str:
 def sync_roster(course: Course) -> None:
     """One user per roster login (name, email, instructor); logins gone from the roster can no
     longer sign in. A user's password field (never a usable password: tokens sign in) is set
-    when the user is created only: it keys their sessions, which a run must not end."""
+    when the user is created only: it keys their sessions, which a run must not end. Users the
+    LMS brought (`lti_people`) are the LMS's to keep or end."""
     with transaction.atomic():
         existing = {user.username: user for user in User.objects.all()}
         for login, person in course.people.items():
@@ -35,8 +36,9 @@ def sync_roster(course: Course) -> None:
             user.is_staff = person.instructor
             user.is_active = True
             user.save()
+        from_lms = set(User.objects.filter(lti__isnull=False).values_list("username", flat=True))
         for login, user in existing.items():
-            if login not in course.people and user.is_active:
+            if login not in course.people and login not in from_lms and user.is_active:
                 user.is_active = False
                 user.save(update_fields=["is_active"])
 
