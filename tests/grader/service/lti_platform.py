@@ -212,7 +212,11 @@ class Platform:
                 self.set_user_data(user.sub, user.roles, user.name, user.email or None)
                 if user.sourcedid:
                     self.set_extra_claims(
-                        {"https://purl.imsglobal.org/spec/lti/claim/lis": {"person_sourcedid": user.sourcedid}}
+                        {
+                            "https://purl.imsglobal.org/spec/lti/claim/lis": {
+                                "person_sourcedid": user.sourcedid
+                            }
+                        }
                     )
                 self.set_resource_link_claim(link, title=link)
                 self.set_launch_context_claim(CONTEXT_ID, context_title="Game-tree search")

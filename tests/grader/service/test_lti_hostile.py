@@ -33,7 +33,9 @@ def platform() -> Iterator[Platform]:
                 [LEARNER, "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor"],
                 sourcedid="eve",
             ),
-            "olga": LmsUser("u-olga", "Olga Observer", ["http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor"]),
+            "olga": LmsUser(
+                "u-olga", "Olga Observer", ["http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor"]
+            ),
         },
         links={"link-open": {"assignment": "open"}, "link-none": {}, "link-bogus": {"assignment": "nope"}},
     ).start()
@@ -150,7 +152,10 @@ def test_an_id_token_for_another_audience_is_refused(platform: Platform, service
     """The login went to this tool; the LMS then signs the id_token for another client."""
     browser = requests.Session()
     login = browser.get(
-        f"{platform.url}/launch", params={"user": "lee", "link": "link-open"}, allow_redirects=False, timeout=30
+        f"{platform.url}/launch",
+        params={"user": "lee", "link": "link-open"},
+        allow_redirects=False,
+        timeout=30,
     )
     authorize = browser.get(login.headers["Location"], allow_redirects=False, timeout=30).headers["Location"]
     platform.client_id = "another-tool"
@@ -165,7 +170,10 @@ def test_an_id_token_for_another_audience_is_refused(platform: Platform, service
 def test_a_nonce_the_tool_never_issued_is_refused(platform: Platform, service: Service) -> None:
     browser = requests.Session()
     login = browser.get(
-        f"{platform.url}/launch", params={"user": "lee", "link": "link-open"}, allow_redirects=False, timeout=30
+        f"{platform.url}/launch",
+        params={"user": "lee", "link": "link-open"},
+        allow_redirects=False,
+        timeout=30,
     )
     to_tool_login = browser.get(login.headers["Location"], allow_redirects=False, timeout=30)
     authorize = to_tool_login.headers["Location"].replace("nonce=", "nonce=0000", 1)
@@ -204,7 +212,9 @@ def test_the_roster_instructor_launches_into_the_class_table(platform: Platform,
 
 
 @pytest.mark.parametrize(("link", "words"), [("link-none", "opens no assignment"), ("link-bogus", "'nope'")])
-def test_a_link_to_no_assignment_is_refused(platform: Platform, service: Service, link: str, words: str) -> None:
+def test_a_link_to_no_assignment_is_refused(
+    platform: Platform, service: Service, link: str, words: str
+) -> None:
     refused(launch(platform, "lee", link), 404, words)
 
 
