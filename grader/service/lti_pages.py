@@ -5,6 +5,7 @@ sync an instructor asks for. Every refusal is one line of text with a 4xx status
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -25,6 +26,7 @@ from grader.service.models import LtiLink
 
 CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 LINK_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/resource_link"
+TARGET_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
@@ -64,13 +66,16 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
 
 
 def _assignment_of(claims: dict[str, Any], issuer: str) -> str:
-    """The assignment a resource link opens: its custom parameter `assignment`, or what an
-    earlier launch of the same link said."""
+    """The assignment a resource link opens: its custom parameter `assignment`, else its URL's
+    (`/lti/launch?assignment=NAME`), else what an earlier launch of the same link said."""
     names = [assignment.name for assignment in course().spec.assignments]
     link = claims.get(LINK_CLAIM)
     link_id = str(link.get("id", "")) if isinstance(link, dict) else ""
     custom = claims.get(CUSTOM_CLAIM)
     named = custom.get("assignment") if isinstance(custom, dict) else None
+    target = claims.get(TARGET_CLAIM)
+    if named is None and isinstance(target, str):  # the link's URL: /lti/launch?assignment=NAME
+        named = next((value for key, value in parse_qsl(urlsplit(target).query) if key == "assignment"), None)
     if named is None:
         known = LtiLink.objects.filter(
             issuer=issuer, deployment_id=str(claims.get(DEPLOYMENT_CLAIM)), resource_link=link_id

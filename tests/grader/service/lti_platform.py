@@ -220,7 +220,11 @@ class Platform:
                     )
                 self.set_resource_link_claim(link, title=link)
                 self.set_launch_context_claim(CONTEXT_ID, context_title="Game-tree search")
-                self.set_custom_parameters_claim(platform.links.get(link, {}))
+                custom = dict(platform.links.get(link, {}))
+                query = custom.pop("?", "")  # the link's URL carries it instead (Canvas)
+                self.set_custom_parameters_claim(custom)
+                if query:
+                    self.set_launch_url(f"{platform.tool_url}/lti/launch?{query}")
                 self.set_ags(
                     lineitems_url=f"{platform.url}/lineitems",
                     lineitem_url=f"{platform.url}/lineitems/{link}",

@@ -37,7 +37,12 @@ def platform() -> Iterator[Platform]:
                 "u-olga", "Olga Observer", ["http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor"]
             ),
         },
-        links={"link-open": {"assignment": "open"}, "link-none": {}, "link-bogus": {"assignment": "nope"}},
+        links={
+            "link-open": {"assignment": "open"},
+            "link-none": {},
+            "link-bogus": {"assignment": "nope"},
+            "link-by-url": {"?": "assignment=past"},
+        },
     ).start()
     yield lms
     lms.stop()
@@ -81,6 +86,11 @@ def test_a_learner_launch_opens_the_assignment_signed_in(platform: Platform, ser
     page = browser.get(f"{service.url}/assignments/open", timeout=30)
     assert "sign out lti-" in page.text
     assert browser.get(f"{service.url}/instructor/", timeout=30).status_code == 403
+
+
+def test_a_link_names_its_assignment_in_its_url(platform: Platform, service: Service) -> None:
+    reply = launch(platform, "lee", "link-by-url")
+    assert reply.status_code == 302 and reply.headers["Location"] == "/assignments/past"
 
 
 def test_a_replayed_id_token_is_refused(platform: Platform, service: Service) -> None:
