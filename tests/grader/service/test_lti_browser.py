@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
+pytest.importorskip("pylti1p3")
+pytest.importorskip("lti1p3platform")
+
 from tests.grader.service.conftest import COURSE, REFERENCE, WAIT_S, Service, write_course
 from tests.grader.service.lti_platform import INSTRUCTOR, LEARNER, LmsUser, Platform
 from tests.grader.service.test_browser import arrived, start_chromium
 
-pytest.importorskip("pylti1p3")
 pytestmark = pytest.mark.slow
 
 

@@ -9,15 +9,17 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import requests
 
+pytest.importorskip("pylti1p3")
+pytest.importorskip("lti1p3platform")
+
 from tests.grader.service.conftest import COURSE, Service, write_course
 from tests.grader.service.lti_platform import INSTRUCTOR, LEARNER, LmsUser, Platform
 
-pytest.importorskip("pylti1p3")
+pytestmark = pytest.mark.slow  # a service of its own (about 20 s)
 
 
 @pytest.fixture(scope="module")
@@ -246,13 +248,3 @@ def test_the_jwks_and_registration_data(service: Service) -> None:
     assert data["oidc_initiation_url"] == f"{service.url}/lti/login"
     assert data["public_jwk"] == keys[0]
     assert data["canvas_developer_key"]["public_jwk_url"] == f"{service.url}/lti/jwks"
-
-
-def test_a_course_file_with_a_bad_lti_section_is_one_line(tmp_path: Path) -> None:
-    from tests.grader.service.conftest import grader
-
-    section = "lti:\n  issuer: x\n  client_id: c\n  deployment_ids: []\n  auth_login_url: nope\n"
-    course = write_course(tmp_path, section + COURSE)
-    done = grader("tokens", str(course))
-    assert done.returncode == 3, done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1 and "lti." in done.stderr, done.stderr
