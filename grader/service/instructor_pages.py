@@ -96,6 +96,7 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
             "release": release_status(assignment, jobs.now()),
             "extensions": Extension.objects.filter(assignment=name).select_related("user"),
             "message": done_message(request),
+            "lti": course().spec.lti is not None,
         },
     )
 

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from django.contrib.auth import login
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt
@@ -20,6 +21,7 @@ from grader.inert import inert_name
 from grader.service.api import course
 from grader.service.instructor_pages import audit, staff_only
 from grader.service.jobs import now
+from grader.service.lti_grades import post_final_score
 from grader.service.lti_people import Refused, person_of_launch, sync_members, user_of
 from grader.service.lti_tool import DatabaseStorage, LmsSession, jwks, tool_conf, use_nonce
 from grader.service.models import LtiLink
@@ -219,6 +221,43 @@ def roster_sync(request: HttpRequest) -> HttpResponse:
     audit(request, "roster synced", "", detail=f"{detail}, {len(done.refused or [])} refused")
     return render(
         request,
-        "service/lti_roster.html",
-        {"title": course().spec.title, "detail": detail, "refused": done.refused},
+        "service/lti_result.html",
+        {
+            "heading": "Roster from the LMS",
+            "detail": detail,
+            "lines_title": "Not taken",
+            "lines": done.refused,
+            "back": "/instructor/",
+        },
+    )
+
+
+@staff_only
+@require_POST
+def send_scores(request: HttpRequest, name: str) -> HttpResponse:
+    """Every LMS student's score for the assignment posted again (after a release, or when the
+    LMS could not be reached): one line per student, what was sent or why it failed."""
+    assignment = course().assignment(name)
+    if assignment is None:
+        return refused(f"no assignment {name}", 404)
+    if course().spec.lti is None:
+        return refused(NO_LMS, 404)
+    lines, sent = [], 0
+    for user in User.objects.filter(lti__isnull=False, submission__assignment=name).distinct():
+        try:
+            lines.append(post_final_score(course(), user, name))
+            sent += 1
+        except Exception as error:  # the LMS unreachable or refusing: said, not raised
+            lines.append(f"{user.username}: not sent: {inert_name(str(error))[:200]}")
+    audit(request, "scores sent to the LMS", name, detail=f"{sent} sent, {len(lines) - sent} failed")
+    return render(
+        request,
+        "service/lti_result.html",
+        {
+            "heading": f"{name}: scores sent to the LMS",
+            "detail": f"{sent} sent, {len(lines) - sent} failed",
+            "lines_title": "Each student",
+            "lines": lines,
+            "back": f"/instructor/{name}",
+        },
     )

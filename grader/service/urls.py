@@ -41,4 +41,5 @@ if find_spec("pylti1p3") is not None:  # the `lti` extra (docs/service.md, "LTI 
         path("lti/jwks", lti_pages.key_set),
         path("lti/registration", lti_pages.registration),
         path("lti/roster", lti_pages.roster_sync),
+        path("lti/scores/<str:name>", lti_pages.send_scores),
     ]

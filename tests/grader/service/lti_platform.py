@@ -72,6 +72,7 @@ class Platform:
     expiration_s: int = 300
     keys: tuple[str, str] = field(default_factory=rsa_pair)
     signing_keys: tuple[str, str] | None = None  # another key than the published one: a forger
+    scores_down: bool = False  # the score endpoint answers 503, as an LMS that is down
     server: ThreadingHTTPServer | None = None
 
     def start(self) -> Platform:
@@ -175,6 +176,8 @@ class Platform:
             return self.authorize(request, conf)
         if path == "/token":
             return 200, json_type, json.dumps(conf.get_access_token(request.form_data))
+        if path.startswith("/lineitems/") and path.endswith("/scores") and self.scores_down:
+            return 503, {}, "down for maintenance"
         if path.startswith("/lineitems/") and path.endswith("/scores"):
             service = self.grades(request, conf)
             reply = service.handle_update_score(path.split("/")[2])

@@ -96,7 +96,7 @@ def test_learner_and_instructor_launch_submit_and_the_lms_gets_the_score(
     browser.get(f"{service.url}/instructor/")
     sync = browser.find_element(By.ID, "roster-sync")
     browser.execute_script("arguments[0].form.requestSubmit(arguments[0]);", sync)
-    arrived(browser, lambda b: b.find_elements(By.ID, "synced"))
-    assert browser.find_element(By.ID, "synced").text == "1 added, 2 known, 0 deactivated."
+    arrived(browser, lambda b: b.find_elements(By.ID, "done"))
+    assert browser.find_element(By.ID, "done").text == "1 added, 2 known, 0 deactivated."
     browser.get(f"{service.url}/instructor/past")
     assert "Kim Newcomer" in browser.find_element(By.TAG_NAME, "table").text
