@@ -160,8 +160,14 @@ def test_a_foreign_audience_issuer_or_deployment_is_refused(
     refused(reply, 403, words)
 
 
-def test_an_id_token_for_another_audience_is_refused(platform: Platform, service: Service) -> None:
-    """The login went to this tool; the LMS then signs the id_token for another client."""
+@pytest.mark.parametrize(
+    ("attribute", "value"), [("client_id", "another-tool"), ("issuer", "https://lms.elsewhere.example")]
+)
+def test_an_id_token_for_another_audience_or_from_another_issuer_is_refused(
+    platform: Platform, service: Service, attribute: str, value: str
+) -> None:
+    """The login went to this tool from its LMS; the id_token then says another audience or
+    issuer (signed by the same key)."""
     browser = requests.Session()
     login = browser.get(
         f"{platform.url}/launch",
@@ -170,11 +176,12 @@ def test_an_id_token_for_another_audience_is_refused(platform: Platform, service
         timeout=30,
     )
     authorize = browser.get(login.headers["Location"], allow_redirects=False, timeout=30).headers["Location"]
-    platform.client_id = "another-tool"
+    kept = getattr(platform, attribute)
+    setattr(platform, attribute, value)
     try:
-        page = browser.get(authorize.replace("client_id=grader-tool", "client_id=another-tool"), timeout=30)
+        page = browser.get(authorize.replace(f"client_id={kept}", f"client_id={value}"), timeout=30)
     finally:
-        platform.client_id = "grader-tool"
+        setattr(platform, attribute, kept)
     action, fields = platform.form_of(page.text)
     refused(browser.post(action, data=fields, allow_redirects=False, timeout=30), 403, "not found")
 
