@@ -127,7 +127,9 @@ def launch(request: HttpRequest) -> HttpResponse:
     conf = tool_conf(course())
     if conf is None or spec is None:
         return refused(NO_LMS, 404)
-    message = DjangoMessageLaunch(request, conf, launch_data_storage=DatabaseStorage())
+    message = DjangoMessageLaunch(
+        request, conf, launch_data_storage=DatabaseStorage(), requests_session=LmsSession()
+    )
     message.set_jwt_verify_options({"verify_aud": False, "require": ["exp", "iat", "nonce"]})
     try:
         claims: dict[str, Any] = message.get_launch_data()
