@@ -57,7 +57,11 @@ def issue_tokens(course: Course, logins: list[str]) -> list[tuple[str, str]]:
         if logins:
             users = list(User.objects.filter(username__in=logins).order_by("username"))
         else:
-            users = list(User.objects.filter(is_active=True, grader_token__isnull=True).order_by("username"))
+            users = list(
+                User.objects.filter(
+                    is_active=True, grader_token__isnull=True, username__in=list(course.people)
+                ).order_by("username")
+            )
         for user in users:
             token = secrets.token_urlsafe(32)
             Token.objects.update_or_create(user=user, defaults={"digest": digest(token)})

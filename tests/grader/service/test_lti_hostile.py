@@ -255,3 +255,14 @@ def test_the_jwks_and_registration_data(service: Service) -> None:
     assert data["oidc_initiation_url"] == f"{service.url}/lti/login"
     assert data["public_jwk"] == keys[0]
     assert data["canvas_developer_key"]["public_jwk_url"] == f"{service.url}/lti/jwks"
+
+
+def test_tokens_go_to_the_roster_only_never_to_users_the_lms_brought(
+    platform: Platform, service: Service
+) -> None:
+    from tests.grader.service.conftest import tokens
+
+    assert launch(platform, "lee", "link-open").status_code == 302
+    issued = tokens(service.course)
+    assert "alice" in issued and "bob" in issued
+    assert not [login for login in issued if login.startswith("lti-") or login == "eve"]
