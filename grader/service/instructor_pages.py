@@ -71,6 +71,7 @@ def instructor_home(request: HttpRequest) -> HttpResponse:
             "queue": queue,
             "queued": Submission.objects.filter(status=QUEUED).count(),
             "running": Submission.objects.filter(status=RUNNING).count(),
+            "lti": course().spec.lti is not None,
         },
     )
 
@@ -96,6 +97,7 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
             "release": release_status(assignment, jobs.now()),
             "extensions": Extension.objects.filter(assignment=name).select_related("user"),
             "message": done_message(request),
+            "lti": course().spec.lti is not None,
             "suite": suite_state(course(), assignment),
         },
     )

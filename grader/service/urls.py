@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 from django.urls import path, re_path
 
 from grader.service import api, instructor_pages, pages, suite_pages
@@ -30,3 +32,15 @@ urlpatterns = [
     path("api/assignments/<str:name>/grades.csv", api.grades),
     re_path(r"^api(?P<rest>/.*)?$", api.unknown),  # JSON 404, whatever the method
 ]
+
+if find_spec("pylti1p3") is not None:  # the `lti` extra (docs/service.md, "LTI 1.3")
+    from grader.service import lti_pages
+
+    urlpatterns[-1:-1] = [
+        path("lti/login", lti_pages.oidc_login),
+        path("lti/launch", lti_pages.launch),
+        path("lti/jwks", lti_pages.key_set),
+        path("lti/registration", lti_pages.registration),
+        path("lti/roster", lti_pages.roster_sync),
+        path("lti/scores/<str:name>", lti_pages.send_scores),
+    ]
