@@ -2,11 +2,12 @@
 histogram (an inline SVG drawn here, on the server) and the most common failure texts.
 
 >>> part = Part("q1", "Board", 4.0, ("a", "b"))
->>> stats = part_stats(part, [0.0, 2.0, 4.0, 4.0], [["x"], ["x", "y"], [], []])
+>>> x, y = Failure("a", "WA x"), Failure("b", "WA y")
+>>> stats = part_stats(part, [0.0, 2.0, 4.0, 4.0], [[x], [y, x], [], []])
 >>> (stats.count, stats.mean, stats.median, [b.count for b in stats.bins])
 (4, 2.5, 3.0, [1, 0, 1, 0, 2])
->>> stats.failures
-[('x', 2), ('y', 1)]
+>>> [(failure.test, count) for failure, count in stats.failures]
+[('a', 2), ('b', 1)]
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from grader.report.grades import number
-from grader.service.classes import Part, Row
+from grader.service.classes import Failure, Part, Row
 
 MOST_BINS = 10
 COMMON_FAILURES = 5  # failure texts shown per question
@@ -47,7 +48,7 @@ class PartStats:
     mean: float | None
     median: float | None
     bins: list[Bin]
-    failures: list[tuple[str, int]]  # (text, how many counted submissions failed so), commonest first
+    failures: list[tuple[Failure, int]]  # how many counted submissions failed so, commonest first
 
     @property
     def svg(self) -> SafeString:
@@ -75,7 +76,7 @@ def bins_of(points: list[float], most: float) -> list[Bin]:
     ]
 
 
-def part_stats(part: Part, points: list[float], failures: list[list[str]]) -> PartStats:
+def part_stats(part: Part, points: list[float], failures: list[list[Failure]]) -> PartStats:
     """`points`: each counted submission's points on `part`; `failures`: each one's failure texts
     on it (a text counted once per submission)."""
     common = Counter(text for texts in failures for text in set(texts))

@@ -35,6 +35,14 @@ class Part:
     tests: tuple[str, ...]
 
 
+@dataclass(frozen=True, order=True)
+class Failure:
+    """A test not passed and what it said."""
+
+    test: str
+    text: str
+
+
 @dataclass(frozen=True)
 class Attempt:
     """One submission of a student, as the class table lists it."""
@@ -66,7 +74,7 @@ class Row:
     points: dict[str, float] = field(default_factory=dict)  # per test, of the counted submission
     section: str = ""
     part_points: dict[str, float] = field(default_factory=dict)  # per Part.id, of the counted one
-    failures: dict[str, list[str]] = field(default_factory=dict)  # per Part.id: its failure texts
+    failures: dict[str, list[Failure]] = field(default_factory=dict)  # per Part.id
     submissions: list[Attempt] = field(default_factory=list)  # newest first
 
 
@@ -80,20 +88,22 @@ def grading_status(sub: Submission) -> str:
     return LATE if status == "graded" and sub.late_minutes > 0 else status
 
 
-def failure_texts(results: dict[str, Any], parts: list[Part]) -> dict[str, list[str]]:
-    """Per part, the failure texts of its tests not passed (a test stopped by an import failure:
-    that failure's first line), each cut to FAILURE_TEXT_MAX characters."""
+def failure_texts(results: dict[str, Any], parts: list[Part]) -> dict[str, list[Failure]]:
+    """Per part, its tests not passed with their failure texts (a test stopped by an import
+    failure: that failure's first line), each cut to FAILURE_TEXT_MAX characters."""
     top = str(results.get("output", "")).strip().splitlines()
     part_of = {test: part.id for part in parts for test in part.tests}
-    found: dict[str, list[str]] = defaultdict(list)
+    found: dict[str, list[Failure]] = defaultdict(list)
     for test in results.get("tests", []):
         if test.get("status") == "passed" or test.get("name") not in part_of:
             continue
         text = str(test.get("output", "")).strip()
         if text == SEE_ABOVE and top:
             text = top[0]
+        if len(text) > FAILURE_TEXT_MAX:
+            text = text[: FAILURE_TEXT_MAX - 1] + "\u2026"
         if text:
-            found[part_of[test["name"]]].append(text[:FAILURE_TEXT_MAX])
+            found[part_of[test["name"]]].append(Failure(test["name"], text))
     return dict(found)
 
 

@@ -131,9 +131,9 @@ def _claim_fairly(worker: str, waiting_kind: QuerySet[Submission]) -> Submission
     return None
 
 
-def _in_turn(waiting_kind: QuerySet[Submission]) -> list[str]:
+def _in_turn(waiting_kind: QuerySet[Submission], ahead: list[int] | None = None) -> list[str]:
     """The ids of (at most FAIR_WINDOW of) `waiting_kind`'s queued jobs, in the order `claim`
-    serves them."""
+    serves them (`ahead`: the students of jobs to be served before them, one entry a job)."""
     waiting = list(
         waiting_kind.order_by("submitted_at").values_list("pk", "user_id", "submitted_at")[:FAIR_WINDOW]
     )
@@ -144,16 +144,19 @@ def _in_turn(waiting_kind: QuerySet[Submission]) -> list[str]:
             Q(status=RUNNING) | Q(status__in=[GRADED, ERROR], graded_at__gte=waiting[0][2])
         ).values_list("user_id", flat=True)
     )
+    served.update(ahead or [])
     return fair_order([(pk, user) for pk, user, _ in waiting], served)
 
 
 def served_order() -> list[str]:
     """The queued jobs' ids in the order workers will claim them as things stand (students'
-    first gradings, then regrades; students taking turns within each): what `claim` does."""
+    first gradings, then regrades; students taking turns within each): what `claim` does, the
+    uploads counted as served (running) by the time the regrades' turn comes."""
     queued = Submission.objects.filter(status=QUEUED)
-    return _in_turn(queued.filter(generation=FIRST_GRADING)) + _in_turn(
-        queued.filter(generation__gt=FIRST_GRADING)
-    )
+    uploads = queued.filter(generation=FIRST_GRADING)
+    first = _in_turn(uploads)
+    students = list(uploads.filter(pk__in=first).values_list("user_id", flat=True))
+    return first + _in_turn(queued.filter(generation__gt=FIRST_GRADING), students)
 
 
 def fair_order(queued: list[tuple[str, int]], served: Mapping[int, int]) -> list[str]:
