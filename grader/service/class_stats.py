@@ -6,8 +6,8 @@ histogram (an inline SVG drawn here, on the server) and the most common failure 
 >>> stats = part_stats(part, [0.0, 2.0, 4.0, 4.0], [[x], [y, x], [], []])
 >>> (stats.count, stats.mean, stats.median, [b.count for b in stats.bins])
 (4, 2.5, 3.0, [1, 0, 1, 0, 2])
->>> [(failure.test, count) for failure, count in stats.failures]
-[('a', 2), ('b', 1)]
+>>> [(common.text, common.count, common.tests) for common in stats.failures]
+[('WA x', 2, ('a',)), ('WA y', 1, ('b',))]
 """
 
 from __future__ import annotations
@@ -42,13 +42,20 @@ class Bin:
 
 
 @dataclass(frozen=True)
+class CommonFailure:
+    text: str
+    count: int  # counted submissions that failed so
+    tests: tuple[str, ...]  # the tests that said it
+
+
+@dataclass(frozen=True)
 class PartStats:
     part: Part
     count: int  # counted submissions
     mean: float | None
     median: float | None
     bins: list[Bin]
-    failures: list[tuple[Failure, int]]  # how many counted submissions failed so, commonest first
+    failures: list[CommonFailure]  # commonest first
 
     @property
     def svg(self) -> SafeString:
@@ -77,16 +84,21 @@ def bins_of(points: list[float], most: float) -> list[Bin]:
 
 
 def part_stats(part: Part, points: list[float], failures: list[list[Failure]]) -> PartStats:
-    """`points`: each counted submission's points on `part`; `failures`: each one's failure texts
-    on it (a text counted once per submission)."""
-    common = Counter(text for texts in failures for text in set(texts))
+    """`points`: each counted submission's points on `part`; `failures`: each one's failures on it
+    (a text counted once per submission, whichever tests said it)."""
+    common = Counter(text for found in failures for text in {failure.text for failure in found})
+    tests: dict[str, set[str]] = {}
+    for found in failures:
+        for failure in found:
+            tests.setdefault(failure.text, set()).add(failure.test)
+    ranked = sorted(common.items(), key=lambda item: (-item[1], item[0]))[:COMMON_FAILURES]
     return PartStats(
         part=part,
         count=len(points),
         mean=statistics.fmean(points) if points else None,
         median=statistics.median(points) if points else None,
         bins=bins_of(points, part.max_points),
-        failures=sorted(common.items(), key=lambda item: (-item[1], item[0]))[:COMMON_FAILURES],
+        failures=[CommonFailure(text, count, tuple(sorted(tests[text]))) for text, count in ranked],
     )
 
 
