@@ -238,6 +238,7 @@ class Person:
     name: str
     email: str
     instructor: bool
+    section: str = ""  # the roster's optional `section` column (a lab group, a campus)
 
 
 @dataclass
@@ -350,7 +351,7 @@ def public_url_for(path: Path, spec: CourseSpec) -> str | None:
 
 
 def read_people(path: Path, instructors: set[str]) -> dict[str, Person]:
-    """The roster: a CSV with a `login` column (name, email and any others optional)."""
+    """The roster: a CSV with a `login` column (name, email, section and any others optional)."""
     header, records = read_table(path, "login", CourseError)
     people: dict[str, Person] = {}
     for line, row in records:
@@ -368,6 +369,7 @@ def read_people(path: Path, instructors: set[str]) -> dict[str, Person]:
             name=inert_text(cells.get("name", "")),
             email=inert_text(cells.get("email", "")),
             instructor=login in instructors,
+            section=inert_text(cells.get("section", ""))[:100],
         )
     return people
 

@@ -28,7 +28,7 @@ def counted_scores(course: Course, assignment: Assignment, change: SuiteChange |
     made_by = change.at if change is not None else None
     return {
         row.login: [row.score, row.max_score, row.final_score]
-        for row in class_rows(course, assignment, made_by)
+        for row in class_rows(course, assignment, made_by=made_by)
         if row.counted_id is not None
     }
 

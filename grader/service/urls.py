@@ -6,7 +6,7 @@ from importlib.util import find_spec
 
 from django.urls import path, re_path
 
-from grader.service import api, instructor_pages, pages, suite_pages
+from grader.service import api, extension_pages, instructor_pages, pages, suite_pages
 
 handler400 = api.bad_request
 handler500 = api.server_error
@@ -21,7 +21,7 @@ urlpatterns = [
     path("instructor/<str:name>", instructor_pages.instructor_assignment),
     path("instructor/<str:name>/regrade", instructor_pages.regrade),
     path("instructor/<str:name>/release", instructor_pages.release),
-    path("instructor/<str:name>/extension", instructor_pages.extension),
+    path("instructor/<str:name>/extension", extension_pages.extension),
     path("instructor/<str:name>/extension/delete", instructor_pages.delete_extension),
     path("instructor/<str:name>/audit", instructor_pages.audit_page),
     path("instructor/<str:name>/giveback", instructor_pages.give_back),
