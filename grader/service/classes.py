@@ -14,7 +14,7 @@ from grader.report.grades import LmsGrade, lms_csv, number
 from grader.service.course import Assignment, Course
 from grader.service.jobs import now
 from grader.service.models import Submission
-from grader.service.policy import NOTHING, counted, students_seen
+from grader.service.policy import ADD_POINTS, NOTHING, counted, final_score, students_seen
 
 MISSING = "missing"
 
@@ -31,6 +31,8 @@ class Row:
     penalty: float | None = None
     final_score: float | None = None
     counted_id: str | None = None
+    counted_number: int | None = None
+    instructor_note: str = ""  # the instructor's choice of the counted submission, its adjustment
     points: dict[str, float] = field(default_factory=dict)
 
 
@@ -55,11 +57,27 @@ def class_rows(course: Course, assignment: Assignment) -> list[Row]:
         if chosen is not None and chosen.results is not None:
             row.late_minutes = chosen.late_minutes
             row.score, row.max_score = chosen.score, chosen.max_score
-            row.penalty, row.final_score = chosen.penalty, chosen.final_score
-            row.counted_id = chosen.id
+            row.penalty, row.final_score = chosen.penalty, final_score(chosen)
+            row.counted_id, row.counted_number = chosen.id, chosen.number
+            row.instructor_note = instructor_note(chosen)
             row.points = {test["name"]: float(test["score"]) for test in chosen.results["tests"]}
         rows.append(row)
     return rows
+
+
+def adjustment_text(kind: str, points: float | None) -> str:
+    """An adjustment in words: `manual score 17` or `points -2.5`."""
+    return f"points {points or 0.0:+g}" if kind == ADD_POINTS else f"manual score {points or 0.0:g}"
+
+
+def instructor_note(sub: Submission) -> str:
+    """What an instructor changed of the counted submission's grade, with their reasons."""
+    notes = []
+    if sub.chosen:
+        notes.append(f"chosen to count: {sub.chosen}")
+    if sub.adjusted_kind:
+        notes.append(f"{adjustment_text(sub.adjusted_kind, sub.adjusted_points)}: {sub.adjusted_reason}")
+    return "; ".join(notes)
 
 
 def regrade_changes(course: Course, assignment: Assignment) -> list[str]:
