@@ -288,6 +288,8 @@ def test_a_student_posting_an_instructor_form_gets_a_403(
         url, data={**data, "csrfmiddlewaretoken": csrf(page.text)}, timeout=30, allow_redirects=False
     )
     assert reply.status_code == 403 and reply.text == "instructors only"
+    if path in ("release", "regrade"):  # the confirmation pages too
+        assert student.get(url, timeout=30).status_code == 403
     assert requests.post(url, data=data, timeout=30, allow_redirects=False).status_code in (302, 403)
     instructor = signed_in(service.url, keys["alice"])
     assert instructor.post(url, data=data, timeout=30).status_code == 403  # no CSRF token
