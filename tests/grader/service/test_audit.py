@@ -83,7 +83,11 @@ def test_every_action_is_one_line_with_who_what_and_why(service: Service, keys: 
             {"reason": "test fixed", "confirm": "yes"},
             ["alice", "regrade", "", "", "every test: 0 submission(s)", "test fixed"],
         ),
-        ("/instructor/open/release", {"reason": "exam over", "confirm": "yes"}, ["alice", "release", "", "", "", "exam over"]),
+        (
+            "/instructor/open/release",
+            {"reason": "exam over", "confirm": "yes"},
+            ["alice", "release", "", "", "", "exam over"],
+        ),
     ]
     for done, (path, data, expected) in enumerate(steps, start=1):
         assert act(instructor, service.url, path, **data).status_code == 302, path
