@@ -12,9 +12,10 @@ from django.contrib.auth.models import User
 from grader.inert import csv_cell
 from grader.report.grades import LmsGrade, lms_csv, number
 from grader.service.course import Assignment, Course
+from grader.service.final_grade import grade_of
 from grader.service.jobs import now
 from grader.service.models import Submission
-from grader.service.policy import ADD_POINTS, NOTHING, counted, final_score, students_seen
+from grader.service.policy import ADD_POINTS, NOTHING, students_seen
 
 MISSING = "missing"
 
@@ -53,11 +54,12 @@ def class_rows(course: Course, assignment: Assignment) -> list[Row]:
             status=mine[-1].status if mine else MISSING,
             attempts=len(mine),
         )
-        chosen = counted(mine, assignment.counts, seen.get(user.pk, NOTHING))
+        grade = grade_of(mine, assignment.counts, seen.get(user.pk, NOTHING))
+        chosen = grade.submission
         if chosen is not None and chosen.results is not None:
             row.late_minutes = chosen.late_minutes
             row.score, row.max_score = chosen.score, chosen.max_score
-            row.penalty, row.final_score = chosen.penalty, final_score(chosen)
+            row.penalty, row.final_score = chosen.penalty, grade.final_score
             row.counted_id, row.counted_number = chosen.id, chosen.number
             row.instructor_note = instructor_note(chosen)
             row.points = {test["name"]: float(test["score"]) for test in chosen.results["tests"]}

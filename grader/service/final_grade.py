@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 
 from grader.service.course import Assignment
 from grader.service.models import Submission
-from grader.service.policy import counted, final_score, hidden_seen
+from grader.service.policy import Seen, counted, final_score, hidden_seen
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,13 @@ class FinalGrade:
 def final_grade(assignment: Assignment, user: User, now: datetime) -> FinalGrade:
     """`user`'s grade for `assignment` now: the submission that counts and its final score."""
     subs = list(Submission.objects.filter(user=user, assignment=assignment.name))
-    chosen = counted(subs, assignment.counts, hidden_seen(assignment, user, now))
-    if chosen is None:
+    return grade_of(subs, assignment.counts, hidden_seen(assignment, user, now))
+
+
+def grade_of(subs: list[Submission], counts: str, seen: Seen) -> FinalGrade:
+    """The grade a student's submissions `subs` give under the `counts:` rule, the student
+    seeing `seen` of the hidden tests (which decides which counts under `counts: best`)."""
+    chosen = counted(subs, counts, seen)
+    if chosen is None or chosen.results is None:
         return FinalGrade(None, 0.0, None)
     return FinalGrade(chosen, final_score(chosen) or 0.0, chosen.max_score)
