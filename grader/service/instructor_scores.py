@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from grader.service.api import course
 from grader.service.classes import adjustment_text
 from grader.service.instructor_pages import (
     assignment_or_404,
@@ -25,6 +26,15 @@ from grader.service.models import GRADED, Submission
 from grader.service.policy import ADD_POINTS, SET_SCORE, final_score
 
 ADJUSTMENTS = {SET_SCORE: "manual score", ADD_POINTS: "points adjustment"}
+
+
+def pass_back(submission_id: str) -> None:
+    """The student's score to the LMS again (an LTI course: `lti_grades.post_after_grading`,
+    which logs the LMS's failure and never raises)."""
+    if course().spec.lti is not None:
+        from grader.service.lti_grades import post_after_grading  # pylti1p3: the `lti` extra
+
+        post_after_grading(course(), submission_id)
 
 
 @staff_only
@@ -54,6 +64,7 @@ def choose(request: HttpRequest, name: str) -> HttpResponse:
         submission=sub.id,
         detail=f"submission {sub.number} counts",
     )
+    pass_back(sub.id)
     return redirect(f"/instructor/{name}?done=chosen")
 
 
@@ -77,6 +88,7 @@ def unchoose(request: HttpRequest, name: str) -> HttpResponse:
         submission=chosen.id,
         detail=f"submission {chosen.number} no longer chosen",
     )
+    pass_back(chosen.id)
     return redirect(f"/instructor/{name}?done=unchosen")
 
 
@@ -128,6 +140,7 @@ def adjust(request: HttpRequest, name: str) -> HttpResponse:
         detail=f"submission {sub.number}: {adjustment_text(kind, points)}, final score "
         f"{before or 0.0:g} -> {final_score(sub) or 0.0:g}",
     )
+    pass_back(sub.id)
     return redirect(f"/instructor/{name}?done=adjusted")
 
 
@@ -153,4 +166,5 @@ def unadjust(request: HttpRequest, name: str) -> HttpResponse:
         submission=sub.id,
         detail=f"submission {sub.number}: final score {before or 0.0:g} -> {final_score(sub) or 0.0:g}",
     )
+    pass_back(sub.id)
     return redirect(f"/instructor/{name}?done=unadjusted")
