@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("service", "0003_submission_given_back"),
+        ("service", "0004_lti"),
     ]
 
     operations = [
