@@ -198,6 +198,12 @@ def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     tokens = commands.add_parser("tokens", help="print login,token lines for a course")
     tokens.add_argument("course", type=Path)
     tokens.add_argument("logins", nargs="*", metavar="LOGIN")
+    backup = commands.add_parser("backup", help="back a course's service up, while it runs")
+    backup.add_argument("course", type=Path, help="the course file (YAML)")
+    backup.add_argument("file", type=Path, metavar="FILE", help="the backup to write (.tar.gz)")
+    restore = commands.add_parser("restore", help="restore a course's backup into a new folder")
+    restore.add_argument("file", type=Path, metavar="FILE", help="a backup written by grader backup")
+    restore.add_argument("folder", type=Path, metavar="DIR", help="a new or empty folder")
     submit = commands.add_parser("submit", help="submit files to a course's service")
     submit.add_argument("url")
     submit.add_argument("assignment")
@@ -225,6 +231,8 @@ COMMANDS = (
     "gradescope",
     "serve",
     "tokens",
+    "backup",
+    "restore",
     "submit",
 )
 SINGLE_ONLY = {"results": "--results", "junit": "--junit", "tests": "--test"}
