@@ -39,6 +39,14 @@ class Summary:
     mean: float
 
 
+STYLE = (
+    "body{font-family:sans-serif;max-width:80em;margin:2em auto}pre{background:#f4f4f4;"
+    "padding:1em;overflow:auto}td,th{padding:.2em .6em;text-align:left}th{cursor:pointer}"
+    ".v-AC{color:#2a7a2a}.v-WA,.v-RTE,.v-JE{color:#b00}.v-TLE,.v-MLE,.v-OLE{color:#a60}"
+    ".v-NI,.v-CE{color:#777}"
+)  # the class pages' stylesheet (the batch summary, the tournament)
+
+
 def histogram(scores: list[float], max_score: float) -> list[tuple[str, int]]:
     """Integer score bins, at most MAX_BINS of them, labelled by the scores they hold.
 
@@ -198,10 +206,7 @@ def summary_html(exercise: str, summary: Summary) -> str:
     title = html_text(exercise)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}: batch summary</title>
-<style>body{{font-family:sans-serif;max-width:80em;margin:2em auto}}pre{{background:#f4f4f4;
-padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}th{{cursor:pointer}}
-.v-AC{{color:#2a7a2a}}.v-WA,.v-RTE,.v-JE{{color:#b00}}.v-TLE,.v-MLE,.v-OLE{{color:#a60}}
-.v-NI,.v-CE{{color:#777}}</style></head><body>
+<style>{STYLE}</style></head><body>
 <h1>{title}: {summary.students} submissions</h1>
 <p>Mean score {summary.mean:.2f} of {summary.max_score:g}.</p>
 <h2>Students</h2><p>Click a column to sort; a name opens that student's feedback (the
