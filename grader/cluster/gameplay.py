@@ -110,9 +110,12 @@ def play_game(loaded: LoadedSuite, pairing: Pairing, sandbox: Confinement, limit
 def play_in_pool(
     root: str, suite_path: str, pairing: Pairing, sandbox: Confinement, limits: Limits
 ) -> GameResult:
-    """`play_game` in a pool process (which may outlive the caller's environment)."""
+    """`play_game` in a pool process (which may outlive the caller's environment); it ends
+    once the game unwound after a SIGTERM (the caller ended)."""
+    from grader.cluster.pool import stoppable
+
     os.environ["GRADER_ROOT"] = root
-    return play_game(load_suite(suite_path), pairing, sandbox, limits)
+    return stoppable(play_game, load_suite(suite_path), pairing, sandbox, limits)
 
 
 class LocalGames:

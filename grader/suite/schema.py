@@ -193,8 +193,8 @@ class TestSpec(Strict):
         return self
 
     @property
-    def kind(self) -> Literal["call", "transcript"]:
-        return "transcript" if self.transcript is not None else "call"
+    def kind(self) -> Literal["call", "transcript", "game"]:
+        return "transcript" if self.transcript is not None else "game" if self.game is not None else "call"
 
 
 class Suite(Strict):

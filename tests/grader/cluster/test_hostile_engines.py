@@ -21,9 +21,17 @@ HOSTILE = {
         "OLE",
         "output",
     ),
-    "garbage": ("def search(board, side, depth, tables):\n    return 'checkmate'\n", "WA", "not a (value, line)"),
+    "garbage": (
+        "def search(board, side, depth, tables):\n    return 'checkmate'\n",
+        "WA",
+        "not a (value, line)",
+    ),
     "unplain": ("def search(board, side, depth, tables):\n    return object()\n", "WA", "not plain data"),
-    "illegal": ("def search(board, side, depth, tables):\n    return 0, [81, 0]\n", "WA", "81 is not a legal move"),
+    "illegal": (
+        "def search(board, side, depth, tables):\n    return 0, [81, 0]\n",
+        "WA",
+        "81 is not a legal move",
+    ),
     "taken": (  # the first move of every opening is taken: playing it again is illegal
         "def search(board, side, depth, tables):\n"
         "    us, them, share = board\n"
@@ -38,7 +46,11 @@ HOSTILE = {
         "RTE",
         "process",
     ),
-    "stub": ("def search(board, side, depth, tables):\n    raise NotImplementedError\n", "NI", "not implemented"),
+    "stub": (
+        "def search(board, side, depth, tables):\n    raise NotImplementedError\n",
+        "NI",
+        "not implemented",
+    ),
     "syntax": ("def search(board, side, depth, tables)\n    return 0, []\n", "CE", "does not compile"),
 }
 

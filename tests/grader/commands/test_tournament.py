@@ -28,7 +28,19 @@ def a_class(root: Path) -> Path:
 
 def test_a_tournament_ranks_the_engines_and_writes_its_records(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    code = cli.main(["tournament", "ultimate", str(a_class(tmp_path)), "-j", "1", "--out", str(out), "--sandbox", "process"])
+    code = cli.main(
+        [
+            "tournament",
+            "ultimate",
+            str(a_class(tmp_path)),
+            "-j",
+            "1",
+            "--out",
+            str(out),
+            "--sandbox",
+            "process",
+        ]
+    )
     assert code == 0
     data = json.loads((out / "tournament.json").read_text())
     standings = data["standings"]
@@ -45,7 +57,9 @@ def test_a_tournament_ranks_the_engines_and_writes_its_records(tmp_path: Path) -
     assert (out / "tournament.json").stat().st_mode & 0o077 == 0
 
 
-def test_an_exercise_without_a_referee_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_exercise_without_a_referee_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = cli.main(["tournament", "bitgrid", str(a_class(tmp_path)), "--sandbox", "process"])
     assert code == 3
     error = capsys.readouterr().err.strip().splitlines()

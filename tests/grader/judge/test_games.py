@@ -84,7 +84,9 @@ def test_an_engine_that_fails_forfeits_with_the_reason(answer: Any, verdict: Ver
 
 
 def test_a_refused_answer_is_quoted_short_and_inert() -> None:
-    record = play(Nim(5), (Seat("a", engine=engine("\x1b[2J" + "x" * 10_000)), Seat("b", player=take_one)), "g")
+    record = play(
+        Nim(5), (Seat("a", engine=engine("\x1b[2J" + "x" * 10_000)), Seat("b", player=take_one)), "g"
+    )
     assert record.forfeit is not None
     assert "\x1b" not in record.forfeit.reason and len(record.forfeit.reason) <= 300
 
@@ -131,7 +133,9 @@ def test_a_cap_stops_before_the_end_without_a_result() -> None:
     assert len(record.plies) == 4 and record.score is None
 
 
-def result(number: int, seats: tuple[str, str], score: float | None, forfeit: int | None = None) -> GameResult:
+def result(
+    number: int, seats: tuple[str, str], score: float | None, forfeit: int | None = None
+) -> GameResult:
     return GameResult(
         number=number,
         opening=0,
