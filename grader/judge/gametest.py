@@ -69,8 +69,11 @@ def play_matches(loaded: LoadedSuite, test: TestSpec, engine: Engine) -> GamesPl
     played = GamesPlayed(None)
     for match in found:
         student = Seat("submission", engine=engine, demand=match.demand)
-        opponent = Seat("referee", player=match.opponent)
-        seats = (student, opponent) if match.student_seat == 0 else (opponent, student)
+        if match.opponent is None:  # the student's code answers for both sides
+            seats = (student, student)
+        else:
+            opponent = Seat("referee", player=match.opponent)
+            seats = (student, opponent) if match.student_seat == 0 else (opponent, student)
         caps = {match.student_seat: match.max_student_moves} if match.max_student_moves else None
         try:
             record = play(match.game, seats, match.label, caps)
@@ -80,7 +83,7 @@ def play_matches(loaded: LoadedSuite, test: TestSpec, engine: Engine) -> GamesPl
             )
             break
         played.records.append(record)
-        failure = _failure(record, match.student_seat)
+        failure = _failure(record, match.student_seat if match.opponent is not None else None)
         if failure is not None:
             played.failure = failure
             break
@@ -88,13 +91,14 @@ def play_matches(loaded: LoadedSuite, test: TestSpec, engine: Engine) -> GamesPl
     return played
 
 
-def _failure(record: GameRecord, seat: int) -> Judgement | None:
-    if record.forfeit is not None and record.forfeit.seat == seat:
+def _failure(record: GameRecord, seat: int | None) -> Judgement | None:
+    """The student's failure in `record` (in `seat`, or in either when None)."""
+    if record.forfeit is not None and seat in (None, record.forfeit.seat):
         forfeit = record.forfeit
         return Judgement(
             forfeit.verdict, f"{record.label}, ply {forfeit.ply}: {forfeit.reason}", record_text(record)
         )
-    if record.shortfall is not None and record.shortfall[0] == seat:
+    if record.shortfall is not None and seat in (None, record.shortfall[0]):
         return Judgement(Verdict.WA, f"{record.label}, {record.shortfall[1]}", record_text(record))
     return None
 

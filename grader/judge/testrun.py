@@ -218,8 +218,9 @@ class Grader:
         return Judgement(Verdict.JE, full) if (full := self.server.disk_problem(limits)) is not None else None
 
     def ask(self, steps: list[Step], limits: Limits, helpers: list[HelperCode] | None = None) -> Asked:
-        """One move asked of this submission's engine: `steps` in a fresh test process, its last
-        step's answer (checked plain data), or the judgement that stopped it."""
+        """One move asked of this submission's engine: `steps` in a fresh test process, the
+        answer of its compared step (the list of them if several; checked plain data), or the
+        judgement that stopped it."""
         if (cannot := self.unrunnable(limits)) is not None:
             return Asked(stopped=cannot)
         outcome = self.server.run_calls([self._wire_step(step) for step in steps], limits, helpers)
@@ -234,13 +235,15 @@ class Grader:
             return Asked(stopped=Judgement(Verdict.RTE, problem), outcome=outcome)
         if not outcomes:
             return Asked(stopped=Judgement(Verdict.RTE, f"{label}: no answer came back"), outcome=outcome)
-        last = outcomes[-1]
-        if "raises" in last:
-            return Asked(stopped=judge_exception(last, label), outcome=outcome)
-        if "unplain" in last:
-            problem = f"{label} returned what is not plain data ({last['unplain']})"
-            return Asked(stopped=Judgement(Verdict.WA, problem), outcome=outcome)
-        return Asked(answer=last["value"], outcome=outcome)
+        values = []
+        for step, got in zip([step for step in steps if step.compared], outcomes, strict=False):
+            if "raises" in got:
+                return Asked(stopped=judge_exception(got, step_label(step)), outcome=outcome)
+            if "unplain" in got:
+                problem = f"{step_label(step)} returned what is not plain data ({got['unplain']})"
+                return Asked(stopped=Judgement(Verdict.WA, problem), outcome=outcome)
+            values.append(got["value"])
+        return Asked(answer=values[0] if len(values) == 1 else values, outcome=outcome)
 
     def grade_test(self, test: TestSpec, swapped: Sequence[str] = ()) -> tuple[Judgement, TestRun]:
         """Run one test (with the reference's `swapped` helpers) and judge it against its

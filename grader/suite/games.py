@@ -39,8 +39,8 @@ class Game(Protocol):
         ...
 
     def ask(self) -> list[Step]:
-        """The steps of the test process that asks the engine to move: the answer is the last
-        step's result (plain data)."""
+        """The steps of the test process that asks the engine to move: the answer is the result
+        of its compared step (plain data; a list of the results if several steps are compared)."""
         ...
 
     def play(self, answer: Any) -> str:
@@ -66,7 +66,7 @@ class Match:
 
     label: str  # how the feedback names it: "depth 3 against the reference, as X"
     game: Game  # the position it starts from (an opening may already be played)
-    opponent: Player
+    opponent: Player | None  # None: the student's code answers for both seats
     student_seat: int = 0
     demand: Demand | None = None
     max_student_moves: int | None = None  # stop (no result) once the student has made this many
