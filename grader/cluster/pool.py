@@ -27,8 +27,8 @@ import signal
 import tempfile
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from grader.atomic import make_private, write_atomically
 from grader.inert import inert_text
-from grader.report.summary import STYLE
+from grader.report.summary import PAGE_STYLE, VERDICT_STYLE
 
 JSON_NAME = "tournament.json"
 HTML_NAME = "tournament.html"
@@ -82,7 +82,7 @@ def tournament_html(data: dict[str, Any]) -> str:
     order = [row["student"] for row in data["standings"]]
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}: tournament</title>
-<style>{STYLE}</style></head><body>
+<style>{PAGE_STYLE}{VERDICT_STYLE}</style></head><body>
 <h1>{title}: tournament of {len(order)} engines</h1>
 <p>{len(data["games"])} games, {data["games_per_pair"]} per pair, colours alternating; each move
 one call ({_text(data["call"])}) in a fresh sandboxed process, at most {data["move_cpu_s"]:g} s of

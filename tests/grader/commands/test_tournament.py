@@ -12,8 +12,9 @@ import pytest
 from grader import cli
 from grader.exercise import project_root
 
-GARBAGE = "def build_tables():\n    return 0\n\ndef search(board, side, depth, tables):\n    return '<img src=x onerror=alert(1)>'\n"
-ILLEGAL = "def build_tables():\n    return 0\n\ndef search(board, side, depth, tables):\n    return 0, [81]\n"
+TABLES = "def build_tables():\n    return 0\n\n"
+GARBAGE = TABLES + "def search(board, side, depth, tables):\n    return '<img src=x onerror=alert(1)>'\n"
+ILLEGAL = TABLES + "def search(board, side, depth, tables):\n    return 0, [81]\n"
 
 
 def a_class(root: Path) -> Path:
@@ -44,7 +45,7 @@ def test_a_tournament_ranks_the_engines_and_writes_its_records(tmp_path: Path) -
     assert code == 0
     data = json.loads((out / "tournament.json").read_text())
     standings = data["standings"]
-    assert [row["student"] for row in standings][0] == "ref"
+    assert standings[0]["student"] == "ref"
     assert standings[0]["points"] == 4 and standings[0]["forfeits"] == 0
     assert len(data["games"]) == 6
     assert all(game["void"] is None for game in data["games"])

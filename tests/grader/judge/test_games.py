@@ -168,7 +168,7 @@ def test_standings_rank_by_rating_and_count_forfeits_and_void_games() -> None:
     ]
     table = standings(["a", "b", "c"], results)
     assert [row.student for row in table] == ["a", "c", "b"]
-    a, c, b = table
+    a, _, b = table
     assert (a.points, a.wins, a.draws, a.games) == (3.0, 2, 2, 4)
     assert (b.forfeits, b.forfeit_reasons, b.games) == (1, {"RTE": 1}, 3)
     assert crosstable(["a", "b", "c"], results)["a"] == {"b": 2.0, "c": 1.0}
