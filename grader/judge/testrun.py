@@ -240,10 +240,14 @@ class Grader:
             return Asked(stopped=Judgement(Verdict.RTE, problem), outcome=outcome)
         if not outcomes:
             return Asked(stopped=Judgement(Verdict.RTE, f"{label}: no answer came back"), outcome=outcome)
-        values = []
-        for step, got in zip([step for step in steps if step.compared], outcomes, strict=False):
-            if "raises" in got:
-                return Asked(stopped=judge_exception(got, step_label(step)), outcome=outcome)
+        values, pending = [], list(outcomes)
+        for step in steps:  # a step kept under a name leaves an outcome only when it failed
+            if not pending or not (step.compared or pending[0].get("let_failed")):
+                continue
+            got = pending.pop(0)
+            if "raises" in got:  # a failed `let` says where it raised, not which step it was
+                where = "setting up the position" if got.get("let_failed") else step_label(step)
+                return Asked(stopped=judge_exception(got, where), outcome=outcome)
             if "unplain" in got:
                 problem = f"{step_label(step)} returned what is not plain data ({got['unplain']})"
                 return Asked(stopped=Judgement(Verdict.WA, problem), outcome=outcome)
