@@ -11,6 +11,7 @@ the grader's fault (JE), never a player's.
 
 from __future__ import annotations
 
+import copy
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -147,11 +148,12 @@ def play(
         if asked.stopped is not None:
             record.forfeit = Forfeit(seat, asked.stopped.verdict, _cut(asked.stopped.message), number)
             return record
-        if who.demand is not None:
-            why = _refereed(who.demand, game, asked.answer)
-            if why is not None:
-                record.shortfall = (seat, _cut(f"ply {number}: {why}"))
         try:
+            if who.demand is not None:  # asked only about a legal answer: tried on a copy first
+                _refereed(copy.deepcopy(game).play, asked.answer)
+                why = _refereed(who.demand, game, asked.answer)
+                if why is not None:
+                    record.shortfall = (seat, _cut(f"ply {number}: {why}"))
             name = _refereed(game.play, asked.answer)
         except Illegal as illegal:
             if who.player is not None:
