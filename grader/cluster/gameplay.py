@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from grader import owners
+from grader.inert import inert_text
 from grader.judge.games import RefereeError, Seat, play
 from grader.judge.testrun import Grader, prepared_submission
 from grader.run.channel import ServerStartError
+from grader.run.submission import SubmissionError
 from grader.sandboxes import Confinement
 from grader.suite.cases import checker_function
 from grader.suite.games import Tournament
@@ -79,8 +81,18 @@ def play_game(loaded: LoadedSuite, pairing: Pairing, sandbox: Confinement, limit
         game = tournament_of(loaded).new_game(pairing.opening)
         with ExitStack() as stack:
             seats = []
-            for name, source in zip(pairing.seats, pairing.sources, strict=True):
-                prepared, scratch = stack.enter_context(prepared_submission(loaded, Path(source)))
+            for seat, (name, source) in enumerate(zip(pairing.seats, pairing.sources, strict=True)):
+                try:
+                    prepared, scratch = stack.enter_context(prepared_submission(loaded, Path(source)))
+                except SubmissionError as error:  # the student's unreadable .zip: their loss
+                    result["score"] = 0.0 if seat == 0 else 1.0
+                    result["forfeit"] = {
+                        "seat": seat,
+                        "verdict": "CE",
+                        "reason": inert_text(str(error)),
+                        "ply": 0,
+                    }
+                    return result
                 grader = stack.enter_context(Grader(loaded, prepared, scratch, {}, sandbox))
                 seats.append(Seat(name, engine=partial(grader.ask, limits=limits)))
             record = play(game, (seats[0], seats[1]), f"game {pairing.number}")

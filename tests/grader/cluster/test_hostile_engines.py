@@ -116,3 +116,18 @@ def test_an_engine_reading_its_opponent_or_the_referee_sees_nothing(tmp_path: Pa
     assert result["forfeit"] is not None
     assert "LEAK" not in result["forfeit"]["reason"], result["forfeit"]["reason"]
     assert "81 is not a legal move" in result["forfeit"]["reason"]
+
+
+def test_an_unreadable_zip_forfeits_its_games_only(tmp_path: Path) -> None:
+    loaded = load_suite("ultimate")
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"PK\x03\x04 not a zip at all")
+    reference = project_root() / "reference" / "ultimate"
+    game = Pairing(number=0, opening=0, seats=("broken", "reference"), sources=(str(broken), str(reference)))
+    result = play_game(loaded, game, "process", move_limits(loaded, 2.0))
+    assert result["void"] is None and result["score"] == 0.0
+    assert (
+        result["forfeit"] is not None
+        and result["forfeit"]["seat"] == 0
+        and result["forfeit"]["verdict"] == "CE"
+    )
