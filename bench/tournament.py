@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 ULTIMATE = ROOT / "fixtures" / "ultimate"
@@ -77,6 +78,37 @@ def make_class(folder: Path, count: int, plain: bool) -> list[str]:
     return names
 
 
+def is_test(process: psutil.Process) -> bool:
+    """A test process: forked by a fork server (both run worker.py); its CPU is its cgroup's."""
+    try:
+        parent = process.parent()
+        return parent is not None and any("worker.py" in part for part in parent.cmdline())
+    except psutil.Error:
+        return True
+
+
+def sampled_cpu(child: subprocess.Popen[str]) -> float:
+    """The CPU time of `child` and its long-lived descendants (sampled every 0.2 s: the command,
+    its pool, the referee, the fork servers; each move's short test process is counted by its
+    cgroup instead, in tournament.json), without their reaped children."""
+    seen: dict[int, float] = {}
+    root = psutil.Process(child.pid)
+    while child.poll() is None:
+        try:
+            processes = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            break
+        for process in processes:
+            try:
+                times = process.cpu_times()
+            except psutil.Error:
+                continue
+            if not is_test(process):
+                seen[process.pid] = max(seen.get(process.pid, 0.0), times.user + times.system)
+        time.sleep(0.2)
+    return sum(seen.values())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", type=int, default=8)
@@ -91,7 +123,6 @@ def main() -> int:
         names = make_class(folder, options.engines, options.plain)
         out = Path(scratch) / "out"
         load_before = os.getloadavg()
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         command = [
             sys.executable,
@@ -109,16 +140,20 @@ def main() -> int:
             "--sandbox",
             options.sandbox,
         ]
-        finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        with subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ) as child:
+            grader_cpu = sampled_cpu(child)
+            stdout, stderr = child.communicate()
         wall = time.monotonic() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         load_after = os.getloadavg()
+        finished = subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
         if finished.returncode not in (0, 1):
             print(finished.stdout[-2000:], finished.stderr[-2000:], sep="\n")
             return 1
         data = json.loads((out / "tournament.json").read_text())
     games = data["games"]
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = grader_cpu
     engine_cpu = sum(sum(game["cpu_s"]) for game in games)
     plies = sum(len(game["moves"]) for game in games)
     forfeits = sum(game["forfeit"] is not None for game in games)
@@ -130,8 +165,9 @@ def main() -> int:
     )
     print(f"wall: {wall:.1f} s; games per minute: {len(games) / wall * 60:.1f}")
     print(
-        f"CPU: {cpu:.1f} s in all (the command, its pool, fork servers, every move's process); "
-        f"the engines' own moves: {engine_cpu:.1f} s ({engine_cpu / max(1, plies) * 1000:.0f} ms a ply)"
+        f"CPU: the engines' moves {engine_cpu:.1f} s ({engine_cpu / max(1, plies) * 1000:.0f} ms a ply, "
+        f"by their cgroups); the grader's own processes (command, pool and referee, fork servers, "
+        f"sampled) {cpu:.1f} s; together {cpu + engine_cpu:.1f} s"
     )
     print(f"load: {load_before[0]:.1f} before, {load_after[0]:.1f} after")
     print("standings: " + ", ".join(f"{row['student']} {row['points']:g}" for row in data["standings"]))
