@@ -62,7 +62,12 @@ def engine_folder(root: Path, name: str, source: str) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("name", sorted(HOSTILE))
+SLOW = {"silence", "busy", "flood", "fork-bomb"}  # each waits out a limit: over 5 s on a busy machine
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in sorted(HOSTILE)]
+)
 def test_a_hostile_engine_forfeits_its_game_with_the_reason(tmp_path: Path, name: str) -> None:
     loaded = load_suite("ultimate")
     code, verdict, reason = HOSTILE[name]

@@ -27,6 +27,7 @@ def a_class(root: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow  # six games, two of them with the reference's moves (its tables each time)
 def test_a_tournament_ranks_the_engines_and_writes_its_records(tmp_path: Path) -> None:
     out = tmp_path / "out"
     code = cli.main(
