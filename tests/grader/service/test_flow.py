@@ -329,7 +329,7 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
     service = Service(course, workers=1).start()
     try:
         data = service.graded("own", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
-        assert data["score"] == data["max_score"] == 19
+        assert data["score"] == data["max_score"] == 20
         suite = tmp_path / "course" / "suite" / "suite.yaml"
         text = suite.read_text()
         suite.write_text(
