@@ -9,10 +9,10 @@ from django.views.decorators.http import require_POST
 from grader.service.api import course
 from grader.service.instructor_pages import (
     REASON_MAX,
-    _assignment_or_404,
     _instructor,
-    _line,
+    assignment_or_404,
     audit,
+    refusal_line,
     staff_only,
 )
 from grader.service.pins import short
@@ -24,17 +24,17 @@ from grader.service.suite_changes import NotConfirmed, regrade_onto
 def regrade_onto_suite(request: HttpRequest, name: str) -> HttpResponse:
     """Pin the suite on disk (the one the page showed: `digest`) and grade every submission
     again with it; `confirm=yes` (the form's box) required."""
-    assignment = _assignment_or_404(name)
+    assignment = assignment_or_404(name)
     if request.POST.get("confirm") != "yes":
-        return _line("confirm: tick the box to grade every submission again with the suite on disk")
+        return refusal_line("confirm: tick the box to grade every submission again with the suite on disk")
     if len(request.POST.get("reason", "")) > REASON_MAX:
-        return _line(f"reason: at most {REASON_MAX} characters")
+        return refusal_line(f"reason: at most {REASON_MAX} characters")
     try:
         change = regrade_onto(
             course(), assignment, request.POST.get("digest", "")[:64], _instructor(request).username
         )
     except NotConfirmed as error:
-        return _line(str(error))
+        return refusal_line(str(error))
     audit(
         request,
         "regrade onto new suite",
