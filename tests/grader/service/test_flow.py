@@ -339,14 +339,14 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
         assert suite.read_text() != text
         instructor = signed_in(service.url, keys["alice"])
         page = instructor.get(f"{service.url}/instructor/own", timeout=30)
-        assert "points changed: winner 2 -&gt; 3" in page.text and "max score 19 -&gt; 20" in page.text
+        assert "points changed: winner 2 -&gt; 3" in page.text and "max score 20 -&gt; 21" in page.text
         instructor.post(
             f"{service.url}/instructor/own/regrade",
             data={"test": "winner", "confirm": "yes", "csrfmiddlewaretoken": csrf(page.text)},
             timeout=30,
         )
         pinned = service.wait(data["id"], keys["bob"])
-        assert pinned["score"] == pinned["max_score"] == 19  # the suite it was published with
+        assert pinned["score"] == pinned["max_score"] == 20  # the suite it was published with
         page = instructor.get(f"{service.url}/instructor/own", timeout=30)
         digest = re.search(r'name="digest" value="([0-9a-f]+)"', page.text)
         assert digest is not None, page.text
@@ -356,9 +356,9 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
             timeout=30,
         )
         after = service.wait(data["id"], keys["bob"])
-        assert after["score"] == after["max_score"] == 20
+        assert after["score"] == after["max_score"] == 21
         table = instructor.get(f"{service.url}/instructor/own", timeout=30).text
-        assert "bob (submission 1): 19/19 -&gt; 20/20" in table, table[table.find("<h3>") :][:600]
+        assert "bob (submission 1): 20/20 -&gt; 21/21" in table, table[table.find("<h3>") :][:600]
         assert "  winner: AC 2/2 -&gt; AC 3/3" in table
         suite.write_text("tests: [\n")  # broken while being edited: the pinned suite grades
         page = instructor.get(f"{service.url}/instructor/own", timeout=30)
@@ -369,6 +369,6 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
             timeout=30,
         )
         again = service.wait(data["id"], keys["alice"])
-        assert again["status"] == "graded" and again["score"] == 20
+        assert again["status"] == "graded" and again["score"] == 21
     finally:
         service.stop()
