@@ -25,6 +25,7 @@ from pathlib import Path
 
 from grader.errors import UserError
 from grader.service.course import Course, load_course
+from grader.service.snapshots import SNAPSHOTS
 
 MANIFEST = "grader-backup.json"
 FORMAT = 1
@@ -113,11 +114,12 @@ def backup(course_path: Path, target: Path) -> int:
         books = course.state / "gradebooks"
         for book in sorted(books.glob("*/gradebook.sqlite")) if books.is_dir() else []:
             _sqlite_copy(book, staging / state / "gradebooks" / book.parent.name / book.name)
-        blobs = course.state / "blobs"
-        for blob in sorted(blobs.glob("*/*.zip")) if blobs.is_dir() else []:
-            place = staging / state / "blobs" / blob.parent.name / blob.name
-            place.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(blob, place)
+        for kept in ("blobs", SNAPSHOTS):  # the submissions, the suites assignments are pinned to
+            folder = course.state / kept
+            for blob in sorted(folder.glob("*/*.zip")) if folder.is_dir() else []:
+                place = staging / state / kept / blob.parent.name / blob.name
+                place.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(blob, place)
         (staging / state).mkdir(parents=True, exist_ok=True)
         if (course.state / "secret_key").is_file():
             shutil.copyfile(course.state / "secret_key", staging / state / "secret_key")

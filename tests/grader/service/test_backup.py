@@ -52,6 +52,8 @@ def test_a_backup_during_a_burst_restores_every_submission_and_grade(tmp_path: P
         done = grader("restore", str(tmp_path / f"{name}.tar.gz"), str(folder))
         assert done.returncode == 0, done.stderr
         assert f"({len(expected)} submission(s))" in done.stdout
+        pinned = sorted((folder / "course-service" / "suites").glob("*/*.zip"))
+        assert pinned, "the suite the assignment is pinned to was not restored"
         with running(folder / "course.yaml") as again:  # the same tokens sign in
             for login, ident in expected:
                 shown = again.wait(ident, keys["alice"])
