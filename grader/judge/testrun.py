@@ -22,6 +22,7 @@ from grader import owners
 from grader.exercise import project_root
 from grader.inert import inert_text
 from grader.judge.checkers import run_checker
+from grader.judge.games import GameRun, play
 from grader.judge.helpers import helper_code, reference_available
 from grader.judge.judgement import (
     Judgement,
@@ -63,7 +64,7 @@ class ProgramRun(TypedDict):
     stdout: bytes
 
 
-Observed: TypeAlias = list[StepOutcome] | ProgramRun
+Observed: TypeAlias = list[StepOutcome] | ProgramRun | GameRun
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class TestRun:
     outcome: RunOutcome | None  # None: it never started (the submission does not compile)
     observed: Observed | None = None  # what it did, when it ran to the end
     stopped: Judgement | None = None  # else the verdict that ended it (CE, a limit, a crash)
+    played: Judgement | None = None  # an interactive test's verdict when AC (its game record)
 
 
 def _scratch_root() -> Path:
@@ -209,6 +211,11 @@ class Grader:
         try:
             if test.transcript is not None:
                 return self._run_transcript(test, limits, helpers)
+            if test.interactive is not None:
+                judgement, outcome, game = play(self.server, self.loaded, test.interactive, limits, helpers)
+                if judgement.verdict is Verdict.AC:
+                    return TestRun(outcome, observed=game, played=judgement)
+                return TestRun(outcome, stopped=judgement)
             return self._run_calls(test, limits, helpers)
         finally:
             shutil.rmtree(self.test_inputs, ignore_errors=True)
@@ -219,13 +226,17 @@ class Grader:
         run = self.run_test(test, swapped)
         if run.stopped is not None:
             return run.stopped, run
+        if run.played is not None:
+            return run.played, run
         if test.transcript is not None:
             assert isinstance(run.observed, dict) and run.outcome is not None
+            exit_code = run.observed.get("exit", 0)
+            assert isinstance(exit_code, int)
             expected_text, expected_exit = expectations.load_transcript(self.loaded, test)
             text = run.outcome.stdout.decode("utf-8", "replace")
             judged = judge_transcript(
                 text,
-                run.observed["exit"],
+                exit_code,
                 expected_text,
                 expected_exit,
                 test.normalize or self.suite.normalize,
