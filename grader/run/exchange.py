@@ -115,6 +115,7 @@ class Exchange:
         if self.stdout_fd is not None and self.stop is None:
             self._read(until_empty=True)
             if not self.ended and self.ruling is None and self.stop is None:
+                self.ended = True  # the test has ended: so has its output
                 self._heard(None)
         self.close()
 
