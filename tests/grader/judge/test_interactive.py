@@ -124,7 +124,8 @@ def answer(n):
     "fork-bomb": (
         "RTE",
         "process",
-        "import os\ndef answer(n):\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass\n",
+        "import os\ndef answer(n):\n    while True:\n        try:\n            os.fork()\n"
+        "        except OSError:\n            pass\n",
     ),
     "crash": ("RTE", "ZeroDivisionError", "def answer(n):\n    return 1 // 0\n"),
 }
@@ -205,3 +206,29 @@ def test_a_driver_that_never_prompts_is_asleep_while_the_referee_waits(project: 
     game = report.results[0]
     assert game.verdict is Verdict.TLE, game.message
     assert "asleep" in game.message and "the referee was waiting for its output" in game.message
+
+
+@pytest.mark.bwrap
+def test_an_engine_reading_its_opponent_finds_nothing_of_the_referee(project: Path) -> None:
+    """Under bubblewrap: the referee's module, the grader's processes and environment are out of
+    reach, by their exact paths too; what it found is its answer, and it holds no secret."""
+    _build(project)
+    referee = project / "fixtures" / "toy" / "referees.py"
+    student = f"""
+import os
+def answer(n):
+    found = []
+    for path in ({str(referee)!r}, "/proc/1/environ", "/proc/1/cmdline", "/proc/self/../1/mem"):
+        try:
+            with open(path, "rb") as stolen:
+                found.append(stolen.read(4096).decode("latin-1"))
+        except OSError as error:
+            found.append(type(error).__name__)
+    found.append(" ".join(sorted(os.listdir("/proc"))))
+    return "|".join(found).replace(chr(10), " ")
+"""
+    report = _grade(project, student, sandbox="bwrap")
+    game = report.results[0]
+    assert game.verdict is Verdict.WA, game.message
+    assert SECRET not in game.message + game.details
+    assert "FileNotFoundError" in game.details
