@@ -232,3 +232,22 @@ def answer(n):
     assert game.verdict is Verdict.WA, game.message
     assert SECRET not in game.message + game.details
     assert "FileNotFoundError" in game.details
+
+
+def test_the_game_record_is_in_the_feedback_and_a_hidden_games_stays_hidden(project: Path) -> None:
+    from grader.report.reports import results_json
+
+    _build(project)
+    suite = project / "fixtures" / "toy" / "suite.yaml"
+    suite.write_text(
+        suite.read_text().replace("  - name: call\n", "  - name: call\n    visibility: hidden\n")
+    )
+    hidden_game = '  - name: hidden-game\n    visibility: hidden\n    interactive: {driver: duel, referee: "referees:doubles", game: {rounds: 2}}\n'
+    suite.write_text(suite.read_text() + hidden_game)
+    report = _grade(project, "def answer(n):\n    return 2 * n + (n == 2)\n")
+    tests = {test["name"]: test for test in results_json(report)["tests"]}
+    assert "> 1\n< 2" in tests["game"]["output"] and "turn 2" in tests["game"]["output"]
+    assert tests["hidden-game"]["status"] == "failed" and tests["hidden-game"]["visibility"] == "hidden"
+    passed = _grade(project, REFERENCE)
+    tests = {test["name"]: test for test in results_json(passed)["tests"]}
+    assert tests["game"]["status"] == "passed" and "< bye" in tests["game"]["output"]
