@@ -242,7 +242,10 @@ def test_the_game_record_is_in_the_feedback_and_a_hidden_games_stays_hidden(proj
     suite.write_text(
         suite.read_text().replace("  - name: call\n", "  - name: call\n    visibility: hidden\n")
     )
-    hidden_game = '  - name: hidden-game\n    visibility: hidden\n    interactive: {driver: duel, referee: "referees:doubles", game: {rounds: 2}}\n'
+    hidden_game = (
+        "  - name: hidden-game\n    visibility: hidden\n"
+        '    interactive: {driver: duel, referee: "referees:doubles", game: {rounds: 2}}\n'
+    )
     suite.write_text(suite.read_text() + hidden_game)
     report = _grade(project, "def answer(n):\n    return 2 * n + (n == 2)\n")
     tests = {test["name"]: test for test in results_json(report)["tests"]}
