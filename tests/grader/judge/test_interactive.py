@@ -81,6 +81,18 @@ def doubles(game):
     return "AC", ""
 
 
+def slow(game):
+    import time
+
+    heard = ""
+    for n in (1, 2):
+        while not heard.endswith("Number: "):
+            heard += (yield None) or ""
+        time.sleep(3.5)  # longer than a test may sleep: the test waits for the referee, not asleep
+        heard = (yield f"{{n}}\\n") or ""
+    return "AC", ""
+
+
 def raises(game):
     yield "1\\n"
     raise KeyError("oops")
@@ -165,18 +177,26 @@ def test_the_reference_wins_and_its_game_is_recorded(project: Path) -> None:
     assert recorded["verdict"] == "AC" and [">", "1\n"] in recorded["game"]
 
 
+@pytest.mark.parametrize("sandbox", ["process", pytest.param("bwrap", marks=pytest.mark.bwrap)])
 @pytest.mark.parametrize("name", sorted(HOSTILE))
-def test_a_hostile_engine_loses_with_the_reason_and_harms_nobody(project: Path, name: str) -> None:
+def test_a_hostile_engine_loses_with_the_reason_and_harms_nobody(
+    project: Path, name: str, sandbox: str
+) -> None:
     verdict, says, student = HOSTILE[name]
     _build(project)
     before = _children()
-    report = _grade(project, student)
+    report = _grade(project, student, sandbox)
     game = report.results[0]
     assert game.verdict.value == verdict, (game.message, game.details)
     assert says in game.message, game.message
     assert "turn " in game.message
     assert _children() <= before  # nothing of the test outlives it
     assert not list(project.glob("**/*.stdin")) and not list(project.glob("**/*.stdout"))
+    assert report.results[1].verdict is (
+        Verdict.AC if name == "move-after-the-end" else Verdict(verdict)
+    ) or (
+        report.results[1].verdict is not Verdict.JE
+    )  # the next test runs as usual: the fork server survived
 
 
 @pytest.mark.parametrize(
@@ -254,3 +274,15 @@ def test_the_game_record_is_in_the_feedback_and_a_hidden_games_stays_hidden(proj
     passed = _grade(project, REFERENCE)
     tests = {test["name"]: test for test in results_json(passed)["tests"]}
     assert tests["game"]["status"] == "passed" and "< bye" in tests["game"]["output"]
+
+
+def test_the_referees_turns_are_not_the_tests_time(project: Path) -> None:
+    _build(project, "slow")
+    loaded = load_suite("toy")
+    submission = project / "student"
+    submission.mkdir()
+    (submission / "toy.py").write_text(REFERENCE)
+    (project / "fixtures" / "toy" / "expected").mkdir()
+    game = grade(loaded, submission, names=["game"], sandbox="process").results[0]
+    assert game.verdict is Verdict.AC, game.message  # 7 s of the referee's turns: never asleep
+    assert game.usage.wall_s < 3.5  # nor its wall clock
