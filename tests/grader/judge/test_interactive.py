@@ -192,11 +192,7 @@ def test_a_hostile_engine_loses_with_the_reason_and_harms_nobody(
     assert "turn " in game.message
     assert _children() <= before  # nothing of the test outlives it
     assert not list(project.glob("**/*.stdin")) and not list(project.glob("**/*.stdout"))
-    assert report.results[1].verdict is (
-        Verdict.AC if name == "move-after-the-end" else Verdict(verdict)
-    ) or (
-        report.results[1].verdict is not Verdict.JE
-    )  # the next test runs as usual: the fork server survived
+    assert report.results[1].verdict is not Verdict.JE  # the next test ran: its fork server is fine
 
 
 @pytest.mark.parametrize(
