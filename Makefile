@@ -77,10 +77,11 @@ lint: $(STAMP)
 
 # pytest exits 5 when it collects no test at all; that is a failure of its own kind, not a pass.
 # Two workers (pytest-xdist) share the tests, an idle one stealing from the other's queue; the
-# longest tests start first (tests/conftest.py). PARALLEL= runs them in one process.
+# longest tests start first (tests/conftest.py). PARALLEL= runs them in one process. The 25
+# slowest are listed at the end: where the wait goes.
 PARALLEL ?= -n 2 --dist worksteal
 test: lint
-	$(BIN)/python -m pytest $(PARALLEL); status=$$?; \
+	$(BIN)/python -m pytest $(PARALLEL) --durations=25; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$status
 
 test-fast: $(STAMP)

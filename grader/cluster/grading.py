@@ -65,14 +65,15 @@ def status_of(report: GradeReport) -> str:
 
 
 @functools.cache
-def _suite(path: str) -> LoadedSuite:
-    return load_suite(path)
+def _suite(path: str, root: str) -> LoadedSuite:
+    return load_suite(path, Path(root))
 
 
 def grade_one(root: str, suite_path: str, source: Path, public_only: bool, sandbox: str | None) -> Payload:
     """Grade one submission (in a pool process): its results.json, JUnit XML and status."""
-    os.environ["GRADER_ROOT"] = root  # pool processes may outlive the caller's environment
-    report, status = graded_or_failed(_suite(suite_path), source, public_only=public_only, sandbox=sandbox)
+    report, status = graded_or_failed(
+        _suite(suite_path, root), source, public_only=public_only, sandbox=sandbox
+    )
     return {"results": results_json(report), "junit": junit_xml(report), "status": status}
 
 

@@ -2,8 +2,9 @@
 submission laid out in a scratch folder, and the local batch's own `grade_one` run in a child
 process with the bundle as its project root; what it produced for the student travels back.
 
-The child keeps grading one submission per process, as a local batch's pool does: the project root
-is an environment variable, and a worker running tasks in threads must not share one.
+The child keeps grading one submission per process, as a local batch's pool does: the project
+root travels in its request, and the grading runs in a process of its own, which a worker running
+tasks in threads could not give it.
 """
 
 from __future__ import annotations
@@ -77,7 +78,6 @@ def run_task(task: GradingTask) -> Graded:
             input=json.dumps(request),
             capture_output=True,
             text=True,
-            env={**os.environ, "GRADER_ROOT": str(root)},
             check=False,
         )
     if done.returncode != 0:

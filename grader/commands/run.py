@@ -102,7 +102,7 @@ def main(
     errors = Console(stderr=True, soft_wrap=True, highlight=False)
     with tempfile.TemporaryDirectory(prefix=owners.scratch_prefix("run-")) as scratch:
         code = Path(scratch) / "code"
-        prepared = prepare(source, suite.exercise, suite.submit, suite.given, code, overlay=None)
+        prepared = prepare(source, loaded.exercise, suite.submit, suite.given, code, overlay=None)
         if prepared.missing:
             raise SubmissionError(f"{source} lacks {', '.join(prepared.missing)}")
         if not confined:

@@ -14,8 +14,7 @@ from grader.commands import EXIT_CHECK_FAILED, EXIT_OK
 from grader.commands.output import stdout_console
 from grader.diagnostics import Diagnostics
 from grader.judge.grade import GradeReport, grade
-from grader.judge.isolation import QuestionLoss, isolation_problems, question_loss
-from grader.judge.isolation import per_question as losses_per_question
+from grader.judge.isolation import QuestionLoss, by_question, isolation_problems, question_loss
 from grader.judge.margins import is_plain, margin_line, margin_problems
 from grader.judge.mutants import Mutant, applied, mutants_of
 from grader.judge.preflight import static_problems
@@ -93,12 +92,13 @@ def _summary(verdicts: dict[str, Verdict]) -> str:
     return ", ".join(f"{name}={verdict.value}" for name, verdict in verdicts.items())
 
 
-def per_question(outcome: Verification) -> list[str]:
-    """For each question, the mutants aimed at it and whether each loses only that question.
+def by_tests_line(outcome: Verification) -> list[str]:
+    """In a suite without questions: for each mutant's `tests:` line, the mutants aimed at those
+    tests and whether each loses only them (`isolation.by_question` does it by question).
 
     >>> outcome = Verification(lost={"WA/a": ["mask"], "WA/b": ["mask", "read"], "TLE/c": ["tree"]},
     ...                        owned={"WA/a": ["mask"], "WA/b": ["mask"]})
-    >>> for line in per_question(outcome):
+    >>> for line in by_tests_line(outcome):
     ...     print(line)
     mask: WA/a (only its own), WA/b (also loses read)
     (no tests: line): TLE/c (loses tree)
@@ -249,7 +249,7 @@ def main(*, exercise: str, sandbox: SandboxChoice | None = None, console: Consol
     )
     if outcome.lost:
         console.print("[bold]mutants per question[/]")
-        lines = losses_per_question(outcome.losses) if outcome.losses else per_question(outcome)
+        lines = by_question(outcome.losses) if outcome.losses else by_tests_line(outcome)
         for line in lines:
             console.print(f"  {line}", soft_wrap=True, markup=False)
     outcome.problems.print()

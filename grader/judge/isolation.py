@@ -67,7 +67,7 @@ def isolation_problems(loss: QuestionLoss) -> list[str]:
     ]
 
 
-def per_question(losses: list[QuestionLoss]) -> list[str]:
+def by_question(losses: list[QuestionLoss]) -> list[str]:
     """For each question, the mutants aimed at it and what each lost."""
     rows: dict[str, list[str]] = {}
     for loss in losses:

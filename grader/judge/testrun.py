@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, TypeAlias, TypedDict
 
 from grader import owners
-from grader.exercise import project_root
 from grader.inert import inert_text
 from grader.judge.checkers import run_checker
 from grader.judge.games import GameRun, play
@@ -104,7 +103,7 @@ def prepared_submission(
         suite = loaded.suite
         prepared = prepare(
             source,
-            suite.exercise,
+            loaded.exercise,
             suite.submit,
             suite.given,
             scratch / "code",
@@ -163,7 +162,13 @@ class Grader:
 
     def shown(self, text: str) -> str:
         """`text` as students may see it: inert, and without the grader's own paths."""
-        for folder in (self.prepared.code_dir, self.test_inputs, self.inputs, self.scratch, project_root()):
+        for folder in (
+            self.prepared.code_dir,
+            self.test_inputs,
+            self.inputs,
+            self.scratch,
+            self.loaded.exercise.root,
+        ):
             text = text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")
         return inert_text(text)
 

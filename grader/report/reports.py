@@ -25,6 +25,8 @@ from grader.report.headline import (
     verdicts_of,
 )
 
+# The terminal's palette (named ANSI colours, readable on dark and light terminals); the pages'
+# colours are grader/report/verdicts.css.
 VERDICT_STYLES = {
     Verdict.AC: "green",
     Verdict.WA: "red",

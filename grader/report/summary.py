@@ -167,10 +167,7 @@ def student_table(summary: Summary) -> str:
             f"<td>{html_text(attempt.status)}</td>",
             f'<td data-value="{attempt.score:g}">{attempt.score:g}</td>',
         ]
-        cells += [
-            f'<td class="v-{html_text(verdicts.get(name, "none"))}">{html_text(verdicts.get(name, "-"))}</td>'
-            for name in summary.tests
-        ]
+        cells += [verdict_cell(verdicts.get(name, "none"), verdicts.get(name, "-")) for name in summary.tests]
         rows.append(f"<tr>{''.join(cells)}</tr>")
     return (
         f'<table id="students" class="sortable"><thead><tr>{head}</tr></thead>'
@@ -180,6 +177,13 @@ def student_table(summary: Summary) -> str:
 
 # The class table's sorting script, shared with the service's pages (which serve the file).
 SORT_SCRIPT = (Path(__file__).resolve().parent / "sortable.js").read_text(encoding="utf-8")
+# The verdicts' colours, the one declaration of them for every page (the service serves this file).
+VERDICT_STYLE = (Path(__file__).resolve().parent / "verdicts.css").read_text(encoding="utf-8").strip()
+
+
+def verdict_cell(verdict: str, text: str) -> str:
+    """A table cell showing a verdict as its coloured badge (verdicts.css)."""
+    return f'<td><span class="verdict v-{html_text(verdict)}">{html_text(text)}</span></td>'
 
 
 def summary_html(exercise: str, summary: Summary) -> str:
@@ -200,8 +204,7 @@ def summary_html(exercise: str, summary: Summary) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>{title}: batch summary</title>
 <style>body{{font-family:sans-serif;max-width:80em;margin:2em auto}}pre{{background:#f4f4f4;
 padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}th{{cursor:pointer}}
-.v-AC{{color:#2a7a2a}}.v-WA,.v-RTE,.v-JE{{color:#b00}}.v-TLE,.v-MLE,.v-OLE{{color:#a60}}
-.v-NI,.v-CE{{color:#777}}</style></head><body>
+{VERDICT_STYLE}</style></head><body>
 <h1>{title}: {summary.students} submissions</h1>
 <p>Mean score {summary.mean:.2f} of {summary.max_score:g}.</p>
 <h2>Students</h2><p>Click a column to sort; a name opens that student's feedback (the
@@ -288,8 +291,7 @@ def feedback_html(
     title = html_text(f"{exercise}: {attempt.student}")
     rows = "".join(
         f"<tr><td>{html_text(row.test)}{' (hidden)' if row.test in hidden else ''}</td>"
-        f'<td class="v-{html_text(row.verdict)}">'
-        f"{html_text(SEE_ABOVE if row.output == SEE_ABOVE else row.verdict)}</td>"
+        f"{verdict_cell(row.verdict, SEE_ABOVE if row.output == SEE_ABOVE else row.verdict)}"
         f"<td>{row.points:g}/{row.max_points:g}</td>"
         f"<td>{row.cpu_s:.3f}</td><td>{row.resident_mb:.1f}</td></tr>"
         for row in attempt.tests
@@ -322,7 +324,8 @@ def feedback_html(
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}pre{{background:#f4f4f4;
-padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}</style></head><body>
+padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}
+{VERDICT_STYLE}</style></head><body>
 {top}
 <h1>{title}</h1>
 <p>Status {html_text(attempt.status)}; score {attempt.score:g} of {attempt.max_score:g};

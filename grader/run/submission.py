@@ -185,7 +185,7 @@ def _pick(files: dict[str, bytes], wanted: str) -> bytes | None:
 
 def prepare(
     source: Path,
-    exercise: str,
+    exercise: Exercise,
     submit: list[str],
     given: list[str],
     destination: Path,
@@ -221,7 +221,7 @@ def prepare(
         if PurePosixPath(n).name not in wanted and PurePosixPath(n).name not in given
     )
     for name in given:
-        origin = Exercise.named(exercise).given_file(name)
+        origin = exercise.given_file(name)
         if not origin.exists():
             raise SubmissionError(f"{origin}: the given file named in the suite does not exist")
         shutil.copyfile(origin, destination / name)

@@ -27,12 +27,14 @@ from grader.service.storage import UploadError
 
 STATIC = Path(__file__).resolve().parent / "static"
 SHARED = Path(__file__).resolve().parent.parent / "report"
-# name -> (the file, its content type); sortable.js is the batch summary's own sorting script.
+# name -> (the file, its content type); sortable.js and verdicts.css are the reports' own (the
+# batch summary's sorting script, the verdicts' colours).
 STATIC_FILES = {
     "grader.js": (STATIC / "grader.js", "text/javascript"),
     "grader.css": (STATIC / "grader.css", "text/css"),
     "simple.css": (STATIC / "simple.css", "text/css"),
     "sortable.js": (SHARED / "sortable.js", "text/javascript"),
+    "verdicts.css": (SHARED / "verdicts.css", "text/css"),
 }
 # No inline script or style anywhere: what a submission printed can never run in a page.
 CSP = (

@@ -20,10 +20,12 @@ YamlLoader: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = getattr(yaml, "CSaf
 class LoadedSuite:
     """A validated suite together with where it came from."""
 
-    def __init__(self, suite: Suite, path: Path, node: yaml.Node | None = None) -> None:
+    def __init__(
+        self, suite: Suite, path: Path, node: yaml.Node | None = None, root: Path | None = None
+    ) -> None:
         self.suite = suite
         self.path = path
-        self.exercise = Exercise(suite.exercise, project_root(), path)
+        self.exercise = Exercise(suite.exercise, root if root is not None else project_root(), path)
         self.node = node  # the suite file's YAML nodes, for the line of a key
 
     def line_of(self, *loc: int | str) -> int | None:
@@ -133,7 +135,7 @@ def located_message(path: Path, node: yaml.Node | None, error: ValidationError) 
     return f"{path}{where}: {_describe(dict(first))}{more}"
 
 
-def parse_suite(path: Path) -> LoadedSuite:
+def parse_suite(path: Path, root: Path | None = None) -> LoadedSuite:
     """Read and validate a suite file; every problem becomes one SuiteError line."""
     node, data = read_yaml_file(path, "suite file", SuiteError)
     if not isinstance(data, dict):
@@ -142,18 +144,19 @@ def parse_suite(path: Path) -> LoadedSuite:
         suite = Suite.model_validate(data)
     except ValidationError as error:
         raise SuiteError(located_message(path, node, error)) from error
-    return LoadedSuite(suite, path, node)
+    return LoadedSuite(suite, path, node, root)
 
 
-def load_suite(exercise_or_path: str) -> LoadedSuite:
-    """Load by exercise name (fixtures/NAME/suite.yaml) or by a path to a suite file."""
+def load_suite(exercise_or_path: str, root: Path | None = None) -> LoadedSuite:
+    """Load by exercise name (fixtures/NAME/suite.yaml) or by a path to a suite file, of the
+    project at `root` (default: `project_root()`)."""
     candidate = Path(exercise_or_path)
     if candidate.suffix in {".yaml", ".yml"} or candidate.is_file():
-        return parse_suite(candidate)
-    path = Exercise.named(exercise_or_path).suite
+        return parse_suite(candidate, root)
+    path = Exercise.named(exercise_or_path, root).suite
     if not path.exists():
         raise SuiteError(f"{path}: no suite for exercise '{exercise_or_path}'")
-    return parse_suite(path)
+    return parse_suite(path, root)
 
 
 # For other YAML files validated the same way (the service's course file).

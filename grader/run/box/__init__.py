@@ -4,8 +4,8 @@ Every module here is standard library only and runs, inside bubblewrap or not, a
 (`worker.py`, `python -I -S worker.py CONFIG`, with `channels.py` and `talk.py`) and the test
 processes it forks (`testprocess.py`, with `confine.py`, `counting.py`, `plain.py`, `swap.py`,
 `streams.py`), or as the launcher of `grader run --submission` (`launch.py`). `protocol.py` is both
-protocols (the parent and the fork server,
-the fork server and each test), every message, byte and size named once.
+protocols (the parent and the fork server, the fork server and each test), every message, byte and
+size named once.
 
 How the box is carried and imported (what stays true when this folder is copied alone):
 

@@ -10,7 +10,7 @@ import pytest
 
 from grader.cli import main
 from grader.commands import verify as verify_command
-from grader.commands.verify import per_question, verify
+from grader.commands.verify import by_tests_line, verify
 from grader.judge.grade import GradeReport
 from grader.judge.preflight import static_problems
 from grader.judge.verdicts import Verdict
@@ -51,13 +51,13 @@ def test_verify_proves_a_student_like_mutant_loses_only_its_own_question(
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
     assert outcome.ok, outcome.problems.lines()
     assert outcome.lost == {"WA/mask-off-by-one": ["mask"]}
-    assert per_question(outcome) == ["mask: WA/mask-off-by-one (only its own)"]
+    assert by_tests_line(outcome) == ["mask: WA/mask-off-by-one (only its own)"]
 
     suite = load_suite("toy").path
     suite.write_text(HELPED_SUITE.replace("    reference_helpers: {toy.mask: mask}\n", ""))
     outcome = verify(load_suite("toy"), repeats=1, sandbox="process")
     assert "mutant WA/mask-off-by-one: test read got WA, expected AC" in outcome.problems.messages()
-    assert per_question(outcome) == ["mask: WA/mask-off-by-one (also loses read)"]
+    assert by_tests_line(outcome) == ["mask: WA/mask-off-by-one (also loses read)"]
 
 
 QUESTIONED_SUITE = (

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from grader.judge.verdicts import Verdict
 from grader.report.grades import grades_csv
-from grader.report.reports import junit_xml, results_json
-from grader.report.summary import feedback_html, summarize, summary_html
+from grader.report.reports import VERDICT_STYLES, junit_xml, results_json
+from grader.report.summary import VERDICT_STYLE, feedback_html, summarize, summary_html
 from tests.grader.report import golden_data as data
 
 GOLDENS = Path(__file__).with_name("goldens")
@@ -58,3 +59,9 @@ def test_goldens_hold_no_live_markup_or_control_characters() -> None:
         assert "\x1b" not in text and "\u202e" not in text and "\r" not in text.replace("\r\n", ""), name
         if name.endswith((".html", ".xml")):
             assert "<script>alert" not in text and "<b>" not in text, name
+
+
+def test_every_verdict_has_its_colour_in_the_one_stylesheet() -> None:
+    for verdict in Verdict:
+        assert f".v-{verdict.value}" in VERDICT_STYLE, f"verdicts.css has no colour for {verdict.value}"
+        assert verdict in VERDICT_STYLES, f"the terminal has no colour for {verdict.value}"
