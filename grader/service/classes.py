@@ -1,4 +1,5 @@
-"""An assignment's class table (every roster student, submitted or not) and its grades.csv."""
+"""An assignment's class table (every roster student, submitted or not: section, status, score,
+points per question, every submission) and its grades.csv."""
 
 from __future__ import annotations
 
@@ -6,17 +7,56 @@ import csv
 import io
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import User
 
 from grader.inert import csv_cell
 from grader.report.grades import LmsGrade, lms_csv, number
+from grader.report.headline import SEE_ABOVE
 from grader.service.course import Assignment, Course
 from grader.service.jobs import now
-from grader.service.models import Submission
+from grader.service.models import QUEUED, RUNNING, Submission
 from grader.service.policy import NOTHING, counted, students_seen
 
 MISSING = "missing"
+LATE = "late"  # graded, submitted after the student's due date
+FAILURE_TEXT_MAX = 300  # characters of a failure text the statistics compare and show
+
+
+@dataclass(frozen=True)
+class Part:
+    """A column of the class table: a question of the suite, or a test outside any question."""
+
+    id: str
+    title: str
+    max_points: float
+    tests: tuple[str, ...]
+
+
+@dataclass(frozen=True, order=True)
+class Failure:
+    """A test not passed and what it said."""
+
+    test: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One submission of a student, as the class table lists it."""
+
+    id: str
+    number: int
+    submitted_at: datetime
+    status: str  # grading_status
+    score: float | None
+    max_score: float | None
+    final_score: float | None
+    late_minutes: int
+    given_back: str
+    counts: bool
 
 
 @dataclass
@@ -31,12 +71,46 @@ class Row:
     penalty: float | None = None
     final_score: float | None = None
     counted_id: str | None = None
-    points: dict[str, float] = field(default_factory=dict)
+    points: dict[str, float] = field(default_factory=dict)  # per test, of the counted submission
+    section: str = ""
+    part_points: dict[str, float] = field(default_factory=dict)  # per Part.id, of the counted one
+    failures: dict[str, list[Failure]] = field(default_factory=dict)  # per Part.id
+    submissions: list[Attempt] = field(default_factory=list)  # newest first
 
 
-def class_rows(course: Course, assignment: Assignment) -> list[Row]:
+def grading_status(sub: Submission) -> str:
+    """What became of a submission, in a batch's grades.csv words: `graded`, `CE`, `empty`,
+    `not-submitted-files`, `corrupt`, `JE`, or `late` (graded, but late); while it has no
+    grading, its job's status (queued, running, error)."""
+    if sub.status in (QUEUED, RUNNING) or sub.results is None:
+        return str(sub.status)
+    status = str(sub.results.get("extra_data", {}).get("status", "graded"))
+    return LATE if status == "graded" and sub.late_minutes > 0 else status
+
+
+def failure_texts(results: dict[str, Any], parts: list[Part]) -> dict[str, list[Failure]]:
+    """Per part, its tests not passed with their failure texts (a test stopped by an import
+    failure: that failure's first line), each cut to FAILURE_TEXT_MAX characters."""
+    top = str(results.get("output", "")).strip().splitlines()
+    part_of = {test: part.id for part in parts for test in part.tests}
+    found: dict[str, list[Failure]] = defaultdict(list)
+    for test in results.get("tests", []):
+        if test.get("status") == "passed" or test.get("name") not in part_of:
+            continue
+        text = str(test.get("output", "")).strip()
+        if text == SEE_ABOVE and top:
+            text = top[0]
+        if len(text) > FAILURE_TEXT_MAX:
+            text = text[: FAILURE_TEXT_MAX - 1] + "\u2026"
+        if text:
+            found[part_of[test["name"]]].append(Failure(test["name"], text))
+    return dict(found)
+
+
+def class_rows(course: Course, assignment: Assignment, parts: list[Part] | None = None) -> list[Row]:
     """One row per roster student (instructors left out), then anyone else who submitted. The
-    submission that counts is the one its student is told counts (`policy.counted`)."""
+    submission that counts is the one its student is told counts (`policy.counted`); `parts`:
+    the columns whose points and failure texts each row holds."""
     subs: dict[int, list[Submission]] = defaultdict(list)
     for sub in Submission.objects.filter(assignment=assignment.name).order_by("number"):
         subs[sub.user_id].append(sub)
@@ -45,21 +119,42 @@ def class_rows(course: Course, assignment: Assignment) -> list[Row]:
     rows = []
     for user in sorted(users.values(), key=lambda u: u.username):
         mine = subs.get(user.pk, [])
+        chosen = counted(mine, assignment.counts, seen.get(user.pk, NOTHING))
+        person = course.people.get(user.username)
         row = Row(
             login=user.username,
             name=user.first_name,
-            status=mine[-1].status if mine else MISSING,
+            status=grading_status(chosen or mine[-1]) if mine else MISSING,
             attempts=len(mine),
+            section=person.section if person is not None else "",
+            submissions=[attempt_of(sub, chosen) for sub in reversed(mine)],
         )
-        chosen = counted(mine, assignment.counts, seen.get(user.pk, NOTHING))
         if chosen is not None and chosen.results is not None:
             row.late_minutes = chosen.late_minutes
             row.score, row.max_score = chosen.score, chosen.max_score
             row.penalty, row.final_score = chosen.penalty, chosen.final_score
             row.counted_id = chosen.id
             row.points = {test["name"]: float(test["score"]) for test in chosen.results["tests"]}
+            for part in parts or []:
+                row.part_points[part.id] = sum(row.points.get(test, 0.0) for test in part.tests)
+            row.failures = failure_texts(chosen.results, parts or [])
         rows.append(row)
     return rows
+
+
+def attempt_of(sub: Submission, chosen: Submission | None) -> Attempt:
+    return Attempt(
+        id=sub.id,
+        number=sub.number,
+        submitted_at=sub.submitted_at,
+        status=grading_status(sub),
+        score=sub.score if sub.results is not None else None,
+        max_score=sub.max_score if sub.results is not None else None,
+        final_score=sub.final_score if sub.results is not None else None,
+        late_minutes=sub.late_minutes,
+        given_back=sub.given_back,
+        counts=chosen is not None and chosen.id == sub.id,
+    )
 
 
 def regrade_changes(course: Course, assignment: Assignment) -> list[str]:
@@ -94,6 +189,31 @@ def test_names(course: Course, assignment: Assignment) -> list[str]:
         return [test.name for test in load_suite(suite_of(course, assignment)).suite.tests]
     except UserError:  # a suite being fixed: the pages still show the class
         return []
+
+
+def parts_of(course: Course, assignment: Assignment) -> list[Part]:
+    """The class table's columns: each question of the suite, in its order, then each test outside
+    any question (none while the suite cannot be loaded)."""
+    from grader.errors import UserError
+    from grader.service.course import suite_of
+    from grader.suite.load import load_suite
+
+    try:
+        suite = load_suite(suite_of(course, assignment)).suite
+    except UserError:
+        return []
+    parts = [
+        Part(
+            question,
+            title,
+            sum(test.points for test in suite.tests if test.question == question),
+            tuple(test.name for test in suite.tests if test.question == question),
+        )
+        for question, title in suite.question_titles().items()
+    ]
+    alone = [test for test in suite.tests if not test.question]
+    parts += [Part(test.name, test.name, test.points, (test.name,)) for test in alone]
+    return parts
 
 
 def suite_points(course: Course, assignment: Assignment) -> float:

@@ -11,6 +11,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -30,6 +31,7 @@ from grader.errors import UserError
 from grader.inert import inert_name, inert_text
 from grader.report.roster import read_table
 from grader.service.dates import zone_problem
+from grader.service.lti_spec import LtiSpec, private_key_problem
 from grader.suite.load import line_of, located_message, read_yaml_file
 from grader.suite.model import LocatedError
 
@@ -201,6 +203,7 @@ class CourseSpec(Strict):
     roster: str
     instructors: list[str] = Field(default_factory=list)
     timezone: str = "UTC"  # the pages show every date in it
+    lti: LtiSpec | None = None  # the LMS this course is launched from (docs/service.md, "LTI 1.3")
     assignments: list[Assignment]
 
     @field_validator("public_url")
@@ -235,6 +238,7 @@ class Person:
     name: str
     email: str
     instructor: bool
+    section: str = ""  # the roster's optional `section` column (a lab group, a campus)
 
 
 @dataclass
@@ -271,6 +275,12 @@ class Course:
 
     def assignment(self, name: str) -> Assignment | None:
         return next((a for a in self.spec.assignments if a.name == name), None)
+
+    @property
+    def lti_private_key(self) -> Path:
+        """The tool's RSA key (`lti.private_key`, or the one the service creates and keeps)."""
+        named = self.spec.lti.private_key if self.spec.lti is not None else None
+        return self.folder / named if named else self.state / "lti_private_key.pem"
 
 
 def _suite_problem(course_dir: Path, exercise: str) -> str | None:
@@ -313,6 +323,12 @@ def load_course(path: Path, check_suites: bool = True) -> Course:
                 f"{path}:{line}: instructors.{index}: '{inert_text(login)}' is not "
                 f"a login of the roster {roster_path}"
             )
+    if spec.lti is not None and find_spec("pylti1p3") is None:
+        raise CourseError(f"{path}:{line_of(node, ('lti',))}: lti: needs pylti1p3: pip install '.[lti]'")
+    if spec.lti is not None and spec.lti.private_key is not None:
+        problem = private_key_problem(course.lti_private_key)
+        if problem is not None:
+            raise CourseError(f"{path}:{line_of(node, ('lti', 'private_key'))}: lti.private_key: {problem}")
     if check_suites:
         for index, assignment in enumerate(spec.assignments):
             problem = _suite_problem(course.folder, assignment.exercise)
@@ -335,7 +351,7 @@ def public_url_for(path: Path, spec: CourseSpec) -> str | None:
 
 
 def read_people(path: Path, instructors: set[str]) -> dict[str, Person]:
-    """The roster: a CSV with a `login` column (name, email and any others optional)."""
+    """The roster: a CSV with a `login` column (name, email, section and any others optional)."""
     header, records = read_table(path, "login", CourseError)
     people: dict[str, Person] = {}
     for line, row in records:
@@ -353,6 +369,7 @@ def read_people(path: Path, instructors: set[str]) -> dict[str, Person]:
             name=inert_text(cells.get("name", "")),
             email=inert_text(cells.get("email", "")),
             instructor=login in instructors,
+            section=inert_text(cells.get("section", ""))[:100],
         )
     return people
 

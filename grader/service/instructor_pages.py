@@ -14,12 +14,11 @@ from django.views.decorators.http import require_POST
 
 from grader.service import jobs
 from grader.service.api import course, grades
-from grader.service.classes import class_rows, regrade_changes, test_names
-from grader.service.course import EARLIEST, LATEST, Assignment, in_utc
+from grader.service.class_pages import queue_context, table_context
+from grader.service.classes import regrade_changes, test_names
+from grader.service.course import Assignment
 from grader.service.dates import human
 from grader.service.models import (
-    QUEUED,
-    RUNNING,
     AuditEntry,
     Extension,
     Release,
@@ -28,8 +27,7 @@ from grader.service.models import (
 from grader.service.pages import signed_in
 from grader.service.policy import (
     release_effect,
-    sharing_hidden_tests,
-    texts_out,
+    reopening,
     texts_shown_after,
 )
 
@@ -56,20 +54,14 @@ def staff_only(page: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
 
 @staff_only
 def instructor_home(request: HttpRequest) -> HttpResponse:
-    queue = (
-        Submission.objects.filter(status__in=[QUEUED, RUNNING])
-        .select_related("user")
-        .order_by("submitted_at")[:200]
-    )
     return render(
         request,
         "service/instructor.html",
         {
             "title": course().spec.title,
             "assignments": course().spec.assignments,
-            "queue": queue,
-            "queued": Submission.objects.filter(status=QUEUED).count(),
-            "running": Submission.objects.filter(status=RUNNING).count(),
+            **queue_context(),
+            "lti": course().spec.lti is not None,
         },
     )
 
@@ -89,12 +81,13 @@ def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
         "service/class.html",
         {
             "a": assignment,
-            "rows": class_rows(course(), assignment),
+            **table_context(request, course(), assignment),
             "tests": test_names(course(), assignment),
             "changes": regrade_changes(course(), assignment),
             "release": release_status(assignment, jobs.now()),
             "extensions": Extension.objects.filter(assignment=name).select_related("user"),
             "message": done_message(request),
+            "lti": course().spec.lti is not None,
         },
     )
 
@@ -263,32 +256,11 @@ def give_back(request: HttpRequest, name: str) -> HttpResponse:
     return redirect(f"/instructor/{name}?done=given_back")
 
 
-def due_date(text: str) -> datetime | None:
-    """An extension's due date: ISO 8601 with its zone, in UTC, between EARLIEST and LATEST
-    (far dates overflow once moved to UTC or by a late rule's days), else None."""
-    if len(text) > 64:
-        return None
-    try:
-        parsed = datetime.fromisoformat(text.strip())
-    except ValueError:
-        return None
-    return in_utc(parsed) if parsed.tzinfo is not None else None
-
-
 def reopens_credit(assignment: Assignment, user: User, due: datetime, change: str) -> HttpResponse | None:
     """The 400 refusing a change of `user`'s due date to `due` that would let them earn credit
     after the hidden failure texts are shown (here or in an assignment sharing its tests)."""
-    moment = jobs.now()
-    reopens = assignment.credit_ends(due)
-    shown = [
-        other.name for other in [assignment, *sharing_hidden_tests(assignment)] if texts_out(other, moment)
-    ]
-    if shown and (reopens is None or reopens >= moment):
-        return _line(
-            f"{shown[0]}'s hidden failure texts are already shown: {change} now would "
-            f"let {user.username} submit after reading them"
-        )
-    return None
+    refused = reopening(assignment, user.username, due, change, jobs.now())
+    return None if refused is None else _line(refused)
 
 
 @staff_only
@@ -315,35 +287,6 @@ def delete_extension(request: HttpRequest, name: str) -> HttpResponse:
         detail=f"due {kept.due.isoformat()} deleted; due {assignment.due.isoformat()} again",
     )
     return redirect(f"/instructor/{name}?done=extension_deleted")
-
-
-@staff_only
-@require_POST
-def extension(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
-    user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
-    due = due_date(request.POST.get("due", ""))
-    if due is None:
-        return HttpResponse(
-            f"due: an ISO date and time with its zone between {EARLIEST.year} and "
-            f"{LATEST.year}, e.g. 2026-12-03T23:59:00+00:00",
-            status=400,
-            content_type="text/plain",
-        )
-    if user is None:
-        return HttpResponse("no such login", status=400, content_type="text/plain")
-    refused = reopens_credit(assignment, user, due, "an extension")
-    if refused is not None:
-        return refused
-    _, created = Extension.objects.update_or_create(user=user, assignment=name, defaults={"due": due})
-    audit(
-        request,
-        "extension granted" if created else "extension changed",
-        name,
-        student=user.username,
-        detail=f"due {due.isoformat()}",
-    )
-    return redirect(f"/instructor/{name}?done=extension")
 
 
 @staff_only

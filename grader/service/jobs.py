@@ -121,17 +121,7 @@ def claim(worker: str) -> Submission | None:
 
 
 def _claim_fairly(worker: str, waiting_kind: QuerySet[Submission]) -> Submission | None:
-    waiting = list(
-        waiting_kind.order_by("submitted_at").values_list("pk", "user_id", "submitted_at")[:FAIR_WINDOW]
-    )
-    if not waiting:
-        return None
-    served = Counter(
-        Submission.objects.filter(
-            Q(status=RUNNING) | Q(status__in=[GRADED, ERROR], graded_at__gte=waiting[0][2])
-        ).values_list("user_id", flat=True)
-    )
-    for pk in fair_order([(pk, user) for pk, user, _ in waiting], served)[:5]:
+    for pk in _in_turn(waiting_kind)[:5]:
         taken = Submission.objects.filter(pk=pk, status=QUEUED).update(
             status=RUNNING, worker=worker, heartbeat=now(), tries=F("tries") + 1, progress=""
         )
@@ -139,6 +129,34 @@ def _claim_fairly(worker: str, waiting_kind: QuerySet[Submission]) -> Submission
             claimed: Submission = Submission.objects.select_related("user").get(pk=pk)
             return claimed
     return None
+
+
+def _in_turn(waiting_kind: QuerySet[Submission], ahead: list[int] | None = None) -> list[str]:
+    """The ids of (at most FAIR_WINDOW of) `waiting_kind`'s queued jobs, in the order `claim`
+    serves them (`ahead`: the students of jobs to be served before them, one entry a job)."""
+    waiting = list(
+        waiting_kind.order_by("submitted_at").values_list("pk", "user_id", "submitted_at")[:FAIR_WINDOW]
+    )
+    if not waiting:
+        return []
+    served = Counter(
+        Submission.objects.filter(
+            Q(status=RUNNING) | Q(status__in=[GRADED, ERROR], graded_at__gte=waiting[0][2])
+        ).values_list("user_id", flat=True)
+    )
+    served.update(ahead or [])
+    return fair_order([(pk, user) for pk, user, _ in waiting], served)
+
+
+def served_order() -> list[str]:
+    """The queued jobs' ids in the order workers will claim them as things stand (students'
+    first gradings, then regrades; students taking turns within each): what `claim` does, the
+    uploads counted as served (running) by the time the regrades' turn comes."""
+    queued = Submission.objects.filter(status=QUEUED)
+    uploads = queued.filter(generation=FIRST_GRADING)
+    first = _in_turn(uploads)
+    students = list(uploads.filter(pk__in=first).values_list("user_id", flat=True))
+    return first + _in_turn(queued.filter(generation__gt=FIRST_GRADING), students)
 
 
 def fair_order(queued: list[tuple[str, int]], served: Mapping[int, int]) -> list[str]:

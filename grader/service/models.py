@@ -100,3 +100,52 @@ class AuditEntry(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["assignment", "at"])]
+
+
+class LtiIdentity(models.Model):
+    """The LMS user (`sub` of an LTI launch by `issuer`) a user of the service is: launches and
+    the roster sync find them by it, never by a name the LMS sends."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lti")
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["issuer", "subject"], name="one_user_per_lti_subject")]
+
+
+class LtiLink(models.Model):
+    """A resource link of the LMS that opens an assignment, with the services its last launch
+    offered: where its scores go (Assignment and Grade Services) and its roster (Names and Role
+    Provisioning)."""
+
+    issuer = models.CharField(max_length=255)
+    deployment_id = models.CharField(max_length=255)
+    resource_link = models.CharField(max_length=255)
+    assignment = models.CharField(max_length=64)
+    ags = models.JSONField(null=True, blank=True)  # the launch's endpoint claim
+    memberships_url = models.CharField(max_length=2000, blank=True, default="")
+    launched_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["issuer", "deployment_id", "resource_link"], name="one_row_per_lti_link"
+            )
+        ]
+
+
+class LtiState(models.Model):
+    """What the OIDC login step keeps for the launch that follows (its nonce, pylti1p3's state),
+    in the database: the launch is a cross-site POST, which carries no session cookie."""
+
+    key = models.CharField(max_length=255, unique=True)
+    value = models.JSONField(null=True)
+    expires = models.DateTimeField(db_index=True)
+
+
+class LtiNonce(models.Model):
+    """A launch's nonce, once used: the same id_token posted again is refused."""
+
+    nonce = models.CharField(max_length=255, unique=True)
+    used_at = models.DateTimeField()

@@ -22,7 +22,8 @@ def digest(token: str) -> str:
 def sync_roster(course: Course) -> None:
     """One user per roster login (name, email, instructor); logins gone from the roster can no
     longer sign in. A user's password field (never a usable password: tokens sign in) is set
-    when the user is created only: it keys their sessions, which a run must not end."""
+    when the user is created only: it keys their sessions, which a run must not end. Users the
+    LMS brought (`lti_people`) are the LMS's to keep or end."""
     with transaction.atomic():
         existing = {user.username: user for user in User.objects.all()}
         for login, person in course.people.items():
@@ -35,8 +36,9 @@ def sync_roster(course: Course) -> None:
             user.is_staff = person.instructor
             user.is_active = True
             user.save()
+        from_lms = set(User.objects.filter(lti__isnull=False).values_list("username", flat=True))
         for login, user in existing.items():
-            if login not in course.people and user.is_active:
+            if login not in course.people and login not in from_lms and user.is_active:
                 user.is_active = False
                 user.save(update_fields=["is_active"])
 
@@ -55,7 +57,11 @@ def issue_tokens(course: Course, logins: list[str]) -> list[tuple[str, str]]:
         if logins:
             users = list(User.objects.filter(username__in=logins).order_by("username"))
         else:
-            users = list(User.objects.filter(is_active=True, grader_token__isnull=True).order_by("username"))
+            users = list(
+                User.objects.filter(
+                    is_active=True, grader_token__isnull=True, username__in=list(course.people)
+                ).order_by("username")
+            )
         for user in users:
             token = secrets.token_urlsafe(32)
             Token.objects.update_or_create(user=user, defaults={"digest": digest(token)})

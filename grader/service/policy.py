@@ -145,6 +145,19 @@ def students_seen(assignment: Assignment, students: list[User], now: datetime) -
     return seen
 
 
+def reopening(assignment: Assignment, login: str, due: datetime, change: str, now: datetime) -> str | None:
+    """Why moving `login`'s due date to `due` is refused (None: it is not): it would let them earn
+    credit after the hidden failure texts are shown (here or in an assignment sharing its tests)."""
+    reopens = assignment.credit_ends(due)
+    shown = [other.name for other in [assignment, *sharing_hidden_tests(assignment)] if texts_out(other, now)]
+    if shown and (reopens is None or reopens >= now):
+        return (
+            f"{shown[0]}'s hidden failure texts are already shown: {change} now would "
+            f"let {login} submit after reading them"
+        )
+    return None
+
+
 def iso(moment: datetime) -> str:
     return moment.isoformat()
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 from django.urls import path, re_path
 
-from grader.service import api, instructor_pages, pages
+from grader.service import api, extension_pages, instructor_pages, pages
 
 handler400 = api.bad_request
 handler500 = api.server_error
@@ -19,7 +21,7 @@ urlpatterns = [
     path("instructor/<str:name>", instructor_pages.instructor_assignment),
     path("instructor/<str:name>/regrade", instructor_pages.regrade),
     path("instructor/<str:name>/release", instructor_pages.release),
-    path("instructor/<str:name>/extension", instructor_pages.extension),
+    path("instructor/<str:name>/extension", extension_pages.extension),
     path("instructor/<str:name>/extension/delete", instructor_pages.delete_extension),
     path("instructor/<str:name>/audit", instructor_pages.audit_page),
     path("instructor/<str:name>/giveback", instructor_pages.give_back),
@@ -29,3 +31,15 @@ urlpatterns = [
     path("api/assignments/<str:name>/grades.csv", api.grades),
     re_path(r"^api(?P<rest>/.*)?$", api.unknown),  # JSON 404, whatever the method
 ]
+
+if find_spec("pylti1p3") is not None:  # the `lti` extra (docs/service.md, "LTI 1.3")
+    from grader.service import lti_pages
+
+    urlpatterns[-1:-1] = [
+        path("lti/login", lti_pages.oidc_login),
+        path("lti/launch", lti_pages.launch),
+        path("lti/jwks", lti_pages.key_set),
+        path("lti/registration", lti_pages.registration),
+        path("lti/roster", lti_pages.roster_sync),
+        path("lti/scores/<str:name>", lti_pages.send_scores),
+    ]

@@ -166,7 +166,11 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
         book.claim(loaded.name)
         number = book.add(attempt, key=f"{sub.id}#{sub.generation}")
     penalty = assignment.penalty(sub.late_minutes, float(data["extra_data"]["max_score"]))
-    jobs.finish(sub, worker, data, number, penalty, failed=status == "JE")
+    graded = jobs.finish(sub, worker, data, number, penalty, failed=status == "JE") and status != "JE"
+    if graded and course.spec.lti is not None:
+        from grader.service.lti_grades import post_after_grading  # pylti1p3: the `lti` extra
+
+        post_after_grading(course, sub.id)
     return True
 
 

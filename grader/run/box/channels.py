@@ -8,12 +8,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from grader.run.box import protocol
     from grader.run.box.protocol import Done, Ready, Started
-else:  # siblings (see __init__.py)
+else:  # siblings (see __init__.py); the doctests import this module alone
+    sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
     import protocol
 
 

@@ -23,3 +23,31 @@
     setTimeout(poll, 500);
   }
 })();
+// The instructors' queue (section#queue[data-refresh]) refreshes itself every data-refresh seconds,
+// taking the section from the server's own page; not while the page is hidden.
+(function () {
+  const queue = document.getElementById("queue");
+  if (!queue || !queue.dataset.refresh) return;
+  const every = Math.max(2, Number(queue.dataset.refresh)) * 1000;
+  const note = document.getElementById("queue-refreshing");
+  if (note) note.hidden = false;
+  const refresh = async () => {
+    if (!document.hidden) {
+      try {
+        const page = await fetch(location.pathname, {credentials: "same-origin"});
+        if (page.ok) {
+          const fresh = new DOMParser().parseFromString(await page.text(), "text/html");
+          const section = fresh.getElementById("queue");
+          const current = document.getElementById("queue");
+          if (section && current) {
+            const said = section.querySelector("#queue-refreshing");
+            if (said) said.hidden = false;
+            current.replaceWith(section);
+          }
+        }
+      } catch (e) { /* try again */ }
+    }
+    setTimeout(refresh, every);
+  };
+  setTimeout(refresh, every);
+})();

@@ -12,7 +12,7 @@ import pytest
 from grader.cluster import bundle as bundles
 from grader.cluster import parcel as parcels
 from grader.cluster.task import GradingTask, run_task
-from grader.exercise import project_root
+from grader.exercise import Exercise, project_root
 from grader.run.submission import MAX_FILE_BYTES, SubmissionError, prepare
 from grader.suite.load import load_suite
 
@@ -41,7 +41,9 @@ def test_an_oversized_file_is_refused_on_the_far_side_as_here(tmp_path: Path) ->
     laid_out = parcels.unpack(parcel, tmp_path / "far")
     for source in (folder, laid_out):
         with pytest.raises(SubmissionError, match="too large"):
-            prepare(source, "bitgrid", ["grid.py"], [], tmp_path / f"code-{source.parent.name}")
+            prepare(
+                source, Exercise.named("bitgrid"), ["grid.py"], [], tmp_path / f"code-{source.parent.name}"
+            )
 
 
 def test_a_zip_travels_byte_for_byte_and_a_parcel_cannot_climb_out(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import project_root
+from grader.exercise import Exercise, project_root
 from grader.judge.grade import grade
 from grader.run import compiling, submission
 from grader.run.compiling import CompileLimits, compile_files
@@ -116,7 +116,7 @@ def test_a_compiler_that_cannot_start_is_the_graders_fault(
     source.mkdir()
     (source / "grid.py").write_text("x = 1\n")
     monkeypatch.setattr(compiling.sys, "executable", str(tmp_path / "no-python"))
-    prepared = prepare(source, "bitgrid", ["grid.py"], ["play.py"], tmp_path / "code")
+    prepared = prepare(source, Exercise.named("bitgrid"), ["grid.py"], ["play.py"], tmp_path / "code")
     assert prepared.compile_problem is not None and not prepared.syntax_errors
     assert "could not start a compiler process" in prepared.compile_problem
     monkeypatch.undo()

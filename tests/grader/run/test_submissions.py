@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.exercise import project_root
+from grader.exercise import Exercise, project_root
 from grader.run.submission import SubmissionError, files_of, is_empty, prepare
 
 REFERENCE = project_root() / "reference" / "bitgrid" / "grid.py"
@@ -33,7 +33,7 @@ def _zip(path: Path, members: dict[str, bytes], symlinks: dict[str, str] | None 
 
 
 def _prepare(source: Path, tmp_path: Path) -> None:
-    prepare(source, "bitgrid", ["grid.py"], ["play.py"], tmp_path / "code")
+    prepare(source, Exercise.named("bitgrid"), ["grid.py"], ["play.py"], tmp_path / "code")
 
 
 @pytest.mark.parametrize(
@@ -80,7 +80,7 @@ def test_symlink_in_a_folder_is_not_followed(tmp_path: Path) -> None:
     folder = tmp_path / "sub"
     folder.mkdir()
     (folder / "grid.py").symlink_to(REFERENCE)
-    prepared = prepare(folder, "bitgrid", ["grid.py"], ["play.py"], tmp_path / "code")
+    prepared = prepare(folder, Exercise.named("bitgrid"), ["grid.py"], ["play.py"], tmp_path / "code")
     assert prepared.missing == ["grid.py"]
 
 
@@ -89,7 +89,7 @@ def test_nested_folder_missing_and_extra_files(tmp_path: Path) -> None:
         tmp_path / "sub.zip",
         {"homework/grid.py": REFERENCE.read_bytes(), "homework/notes.txt": b"hi", "play.py": b"evil()"},
     )
-    prepared = prepare(archive, "bitgrid", ["grid.py"], ["play.py"], tmp_path / "code")
+    prepared = prepare(archive, Exercise.named("bitgrid"), ["grid.py"], ["play.py"], tmp_path / "code")
     assert not prepared.missing
     assert prepared.ignored == ["homework/notes.txt"]
     given = (project_root() / "exercises" / "bitgrid" / "play.py").read_bytes()
@@ -100,7 +100,7 @@ def test_wrong_encoding_is_a_compile_error(tmp_path: Path) -> None:
     folder = tmp_path / "sub"
     folder.mkdir()
     (folder / "grid.py").write_bytes("def position(x, y):\n    return 'é'\n".encode("latin-1"))
-    prepared = prepare(folder, "bitgrid", ["grid.py"], ["play.py"], tmp_path / "code")
+    prepared = prepare(folder, Exercise.named("bitgrid"), ["grid.py"], ["play.py"], tmp_path / "code")
     assert "grid.py" in prepared.syntax_errors
     assert "utf-8" in prepared.syntax_errors["grid.py"].lower()
 
@@ -215,7 +215,7 @@ def test_member_names_are_inert_wherever_shown(tmp_path: Path, capsys: pytest.Ca
     archive = _zip(
         tmp_path / "sub.zip", {"grid.py": REFERENCE.read_bytes(), f"notes{SCORE_FORGERY}.txt": b"hi"}
     )
-    prepared = prepare(archive, "bitgrid", ["grid.py"], ["play.py"], tmp_path / "code")
+    prepared = prepare(archive, Exercise.named("bitgrid"), ["grid.py"], ["play.py"], tmp_path / "code")
     assert prepared.ignored == ["notes\\x1b[2J\\nScore 19 of 19\\r\\u202e.txt"]
     assert main(
         ["grade", "bitgrid", str(archive), "--sandbox", "process", "--results", str(tmp_path / "r.json")]

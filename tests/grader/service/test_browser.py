@@ -126,6 +126,7 @@ def test_the_instructor_table_sorts_and_links(service: Service, keys: dict[str, 
     for login in ("carol", "dave"):
         service.graded("past", [("grid.py", REFERENCE.read_bytes())], keys[login])
     sign_in(browser, service.url, keys["alice"])
+    browser.set_window_size(1280, 1000)  # the header in view: simple.css scrolls smoothly
     browser.get(f"{service.url}/instructor/past")
 
     def logins() -> list[str]:
@@ -165,13 +166,14 @@ def axe_violations(browser: Any) -> list[dict[str, Any]]:
     return [v for v in found if v["impact"] in ("serious", "critical")]
 
 
-def looks_right(browser: Any, url: str, width: int, shot: Path, dated: bool = True) -> str:
-    """Load `url` at `width` CSS pixels, save a screenshot, check what every page must be; the
-    page's text."""
+def looks_right(browser: Any, url: str, width: int, shot: Path, dated: bool = True, load: bool = True) -> str:
+    """Load `url` (unless not `load`: the page shown) at `width` CSS pixels, save a screenshot,
+    check what every page must be; the page's text."""
     from selenium.webdriver.common.by import By
 
     browser.set_window_size(width, 900)
-    browser.get(url)
+    if load:
+        browser.get(url)
     assert browser.execute_script("return window.innerWidth;") <= width
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth;"), (
         url,
@@ -185,7 +187,8 @@ def looks_right(browser: Any, url: str, width: int, shot: Path, dated: bool = Tr
     for time in times:
         exact = time.get_attribute("title")
         assert exact.endswith(("+01:00", "+02:00")) and "." not in exact, exact
-        assert time.text.endswith((" CET", " CEST")), time.text
+        shown = time.get_attribute("textContent")  # also inside a folded <details>
+        assert shown.endswith((" CET", " CEST")), shown
     assert not axe_violations(browser), (url, width, axe_violations(browser))
     browser.execute_cdp_cmd(
         "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
@@ -251,3 +254,95 @@ def test_the_sign_in_and_instructor_pages_at_a_phone_width(
         looks_right(
             browser, f"{service.url}/instructor/past", width, shots / f"class-{width}.png", dated=False
         )
+
+
+RAISING_HTML = (
+    REFERENCE.read_text().replace("def winner(", "def winner_fast(", 1)
+    + "\n\ndef winner(grid):\n    raise ValueError('<img src=x onerror=alert(1)><script>alert(2)</script>')\n"
+)
+
+
+def test_the_class_table_its_statistics_and_the_extension_form_in_a_browser(
+    service: Service, keys: dict[str, str], browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The class table of a class with a wrong, a hostile and a CE submission at a desktop's and
+    a phone's width: attempts unfold, the filter form works without a script, the histogram's
+    bars take the theme's colour under the CSP, nothing a student wrote runs; the extension
+    form's mistake comes back as a form, and the date picker saves a due date in the zone."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    service.graded("never", [("grid.py", RAISING_HTML.encode())], keys["carol"])
+    service.graded("never", [("grid.py", REFERENCE.read_bytes())], keys["carol"])
+    service.graded("never", [("grid.py", b"def winner(:\n")], keys["dave"])
+    service.graded("never", [("grid.py", RAISING_HTML.encode())], keys["erin"])
+    shots = tmp_path_factory.mktemp("screenshots")
+    sign_in(browser, service.url, keys["alice"])
+    for width in (1280, 390):
+        text = looks_right(
+            browser, f"{service.url}/instructor/never", width, shots / f"class-table-{width}.png"
+        )
+        assert "Per question" in text and "Most common failure texts" in text
+        assert not browser.find_elements(By.CSS_SELECTOR, "main img, main script")
+        assert "<img src=x onerror=alert(1)><script>alert(2)</script>" in text  # shown, as text
+        bar = browser.find_element(By.CSS_SELECTOR, "svg.histogram rect.bar")
+        assert bar.value_of_css_property("fill") in ("rgb(13, 71, 161)", "rgba(13, 71, 161, 1)")  # --accent
+        carol = browser.find_element(By.ID, "row-carol")
+        details = carol.find_element(By.TAG_NAME, "details")
+        assert not details.find_element(By.CSS_SELECTOR, "ol.attempts").is_displayed()
+        browser.set_window_size(width, 900)
+        details.find_element(By.TAG_NAME, "summary").send_keys(Keys.ENTER)  # the keyboard unfolds it
+        items = details.find_elements(By.CSS_SELECTOR, "ol.attempts li")
+        assert len(items) == 2 and items[0].is_displayed() and "counts" in items[0].text
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth;")
+    browser.set_window_size(1280, 900)
+    search = browser.find_element(By.NAME, "q")
+    search.send_keys("car")
+    search.submit()
+    arrived(browser, lambda b: "q=car" in b.current_url)
+    assert [
+        row.get_attribute("id") for row in browser.find_elements(By.CSS_SELECTOR, "#students tbody tr")
+    ] == ["row-carol"]
+    browser.set_window_size(1280, 900)
+    browser.get(f"{service.url}/instructor/never")
+    browser.find_element(By.CSS_SELECTOR, "#extension-form [name=login]").send_keys("nobody")
+    picker = browser.find_element(By.CSS_SELECTOR, "#extension-form input[type=datetime-local][name=due]")
+    browser.execute_script("arguments[0].value = '2099-06-01T12:00';", picker)
+    browser.find_element(By.CSS_SELECTOR, "#extension-form [name=reason]").send_keys("ill")
+    browser.find_element(By.CSS_SELECTOR, "#extension-form button[type=submit]").send_keys(Keys.ENTER)
+    arrived(browser, lambda b: b.find_elements(By.ID, "problem"))
+    for width in (1280, 390):
+        looks_right(browser, "", width, shots / f"extension-mistake-{width}.png", dated=False, load=False)
+    assert "no student 'nobody'" in browser.find_element(By.ID, "problem").text
+    again = browser.find_element(By.CSS_SELECTOR, "input[type=datetime-local][name=due]")
+    assert again.get_attribute("value") == "2099-06-01T12:00"
+    assert (
+        browser.find_element(By.CSS_SELECTOR, "#extension-form [name=reason]").get_attribute("value") == "ill"
+    )
+    login = browser.find_element(By.CSS_SELECTOR, "#extension-form [name=login]")
+    login.clear()
+    login.send_keys("dave")
+    browser.find_element(By.CSS_SELECTOR, "#extension-form button[type=submit]").send_keys(Keys.ENTER)
+    arrived(browser, lambda b: "done=extension" in b.current_url)
+    assert "dave: Mon 1 Jun 2099, 12:00 CEST" in browser.find_element(By.TAG_NAME, "body").text
+
+
+def test_the_queue_page_refreshes_itself(
+    service: Service, keys: dict[str, str], browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    shots = tmp_path_factory.mktemp("screenshots")
+    sign_in(browser, service.url, keys["alice"])
+    for width in (1280, 390):
+        looks_right(browser, f"{service.url}/instructor/", width, shots / f"queue-{width}.png")
+    heads = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#queue-table th")]
+    assert heads[0] == "position" and "kind" in heads
+    browser.execute_script("window.notReloaded = true; document.getElementById('queue').dataset.old = '1';")
+    assert browser.find_element(By.ID, "queue-refreshing").is_displayed()
+    WebDriverWait(browser, 30, poll_frequency=0.5).until(
+        lambda b: not b.find_elements(By.CSS_SELECTOR, "#queue[data-old]")
+    )
+    assert browser.execute_script("return window.notReloaded === true;")
+    assert browser.find_element(By.ID, "queue-refreshing").is_displayed()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -211,3 +214,36 @@ def test_the_time_zone_defaults_to_utc_and_takes_an_iana_name(tmp_path: Path) ->
     assert load_course(write_course(tmp_path / "a", GOOD, roster)).spec.timezone == "UTC"
     paris = load_course(write_course(tmp_path / "b", f"timezone: Europe/Paris\n{GOOD}", roster))
     assert str(paris.spec.zone) == "Europe/Paris"
+
+
+def test_time_zones_work_without_the_system_s_zoneinfo(tmp_path: Path) -> None:
+    """Where the system has no zoneinfo (a slim container, Windows), zoneinfo falls back on the
+    `tzdata` package, a dependency: $PYTHONTZPATH pointing nowhere stands for such a system."""
+    course = write_course(tmp_path, f"timezone: Europe/Paris\n{GOOD}", "login,name\nalice,A\n")
+    script = (
+        "import sys, zoneinfo; from datetime import datetime, UTC; from pathlib import Path;"
+        "from grader.service.course import load_course; from grader.service.dates import human;"
+        "assert zoneinfo.TZPATH == ('/nonexistent',), zoneinfo.TZPATH;"
+        "course = load_course(Path(sys.argv[1]), check_suites=False);"
+        "print(human(datetime(2026, 7, 1, 12, tzinfo=UTC), course.spec.zone))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(course)],
+        env={**os.environ, "PYTHONTZPATH": "/nonexistent"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Wed 1 Jul 2026, 14:00 CEST"
+
+
+def test_a_roster_may_give_each_person_a_section(tmp_path: Path) -> None:
+    roster = 'login,name,section\nalice,A,\nbob,B,Lab 2\ncarol,C,"<b>x</b>"\n'
+    people = load_course(write_course(tmp_path, GOOD, roster)).people
+    assert [people[login].section for login in ("alice", "bob", "carol")] == ["", "Lab 2", "<b>x</b>"]
+    assert (
+        load_course(write_course(tmp_path / "none", GOOD, "login,name\nalice,A\n")).people["alice"].section
+        == ""
+    )

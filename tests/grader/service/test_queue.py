@@ -95,3 +95,106 @@ def test_a_student_s_upload_is_claimed_before_every_queued_regrade(tmp_path: Pat
     # The two students' uploads first (generation 1), then the regrades (generation 2), whose
     # students take turns.
     assert outcome["claimed"] == [["late1", 1], ["late2", 1], ["s0", 2], ["s1", 2]]
+
+
+def served_scenario(course_path: str) -> None:
+    """Run in its own process: regrades queued, then uploads; print the order `served_order`
+    predicts, the queue page's rows (position, submission id, kind) and the order workers
+    really claim the jobs in; and what a student gets on the queue page."""
+    import re
+    from pathlib import Path
+
+    from grader.service.course import load_course
+    from grader.service.setup import configure, migrate
+
+    course = load_course(Path(course_path), check_suites=False)
+    configure(course)
+    migrate()
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from grader.service import jobs
+    from grader.service.models import GRADED, Submission
+    from grader.service.people import sync_roster
+
+    sync_roster(course)
+    assignment = course.assignment("open")
+    assert assignment is not None
+    files = [("grid.py", REFERENCE.read_bytes())]
+
+    def upload(login: str) -> None:
+        jobs.accept(course, User.objects.get(username=login), assignment, files)
+
+    for login in ("s0", "s0", "s1", "s2", "s2", "s2"):
+        upload(login)
+    Submission.objects.update(status=GRADED, graded_at=jobs.now(), score=1.0)
+    jobs.regrade("open")
+    for login in ("s3", "s3", "s1", "s3", "s0"):
+        upload(login)
+    predicted = jobs.served_order()
+    instructor = Client()
+    instructor.force_login(User.objects.get(username="alice"))
+    page = instructor.get("/instructor/").content.decode()
+    rows = re.findall(
+        r'<tr><td class="num">(\d+|running)</td><td><a href="/submissions/(\w+)">.*?</td>'
+        r"<td>\w+</td><td>\w+</td><td>(\w+)</td>",
+        page,
+    )
+    student = Client()
+    student.force_login(User.objects.get(username="s0"))
+    claimed = []
+    while (job := jobs.claim("worker")) is not None:
+        claimed.append(job.id)
+    print(
+        json.dumps(
+            {
+                "predicted": predicted,
+                "page": rows,
+                "claimed": claimed,
+                "student": student.get("/instructor/").status_code,
+                "logins": {sub.id: sub.user.username for sub in Submission.objects.select_related("user")},
+            }
+        )
+    )
+
+
+def test_the_queue_page_lists_jobs_in_the_order_workers_claim_them(tmp_path: Path) -> None:
+    course = write_course(
+        tmp_path,
+        """\
+        title: queue
+        roster: roster.csv
+        instructors: [alice]
+        assignments:
+          - name: open
+            exercise: bitgrid
+            due: 2099-01-01T00:00:00Z
+        """,
+        roster(),
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from tests.grader.service.test_queue import "
+            "served_scenario; served_scenario(sys.argv[1])",
+            str(course),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    assert outcome["predicted"] == outcome["claimed"] and len(outcome["claimed"]) == 11
+    assert [(position, ident) for position, ident, _ in outcome["page"]] == [
+        (str(index + 1), ident) for index, ident in enumerate(outcome["claimed"])
+    ]
+    assert [kind for _, _, kind in outcome["page"]] == ["upload"] * 5 + ["regrade"] * 6
+    logins = [outcome["logins"][ident] for ident in outcome["claimed"]]
+    # Uploads: s3's second and third wait behind s1's and s0's (students take turns); then the
+    # regrades, s2's first (s0, s1 and s3 were just served an upload).
+    assert logins == ["s3", "s1", "s0", "s3", "s3", "s2", "s0", "s1", "s2", "s0", "s2"], logins
+    assert outcome["student"] == 403
