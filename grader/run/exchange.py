@@ -142,15 +142,18 @@ class Exchange:
                 if self.ruling is None:
                     self._heard(None)
                 return
+            # The referee hears every byte up to the output limit, however the pipe cut them, so
+            # whether it rules before the limit is crossed depends on the bytes, never on timing.
+            room = max(self.output_cap - self.printed_bytes, 0)
             self.printed_bytes += len(chunk)
-            if self.printed_bytes > self.output_cap:
-                self.stop = self.stop or "output"
-                return
-            text = self.decoder.decode(chunk)
+            text = self.decoder.decode(chunk[:room])
             if text:
                 self.game.append(("<", text))
                 if self.ruling is None:
                     self._heard(text)
+            if self.printed_bytes > self.output_cap:
+                self.stop = self.stop or "output"  # unless the referee ruled on what came first
+                return
 
     def _write(self) -> None:
         assert self.stdin_fd is not None

@@ -115,7 +115,9 @@ REFERENCE = "def answer(n):\n    return 2 * n\n"
 HOSTILE: dict[str, tuple[str, str, str]] = {
     # name: (verdict, what its message says, the student's toy.py)
     "silence": ("TLE", "asleep", "import time\ndef answer(n):\n    time.sleep(600)\n"),
-    "flood": ("OLE", "16 kB", "def answer(n):\n    while True:\n        print('x' * 4096)\n"),
+    "flood": ("OLE", "16 kB", "def answer(n):\n    while True:\n        print('x' * 4096, end='')\n"),
+    # A wrong line, then a flood: the referee hears the bytes up to the limit, whatever the timing.
+    "wrong-then-flood": ("WA", "not 2", "def answer(n):\n    while True:\n        print('x' * 4096)\n"),
     "garbage": ("WA", "not 2", "def answer(n):\n    return '\\x1b[31m\\x00<script>'\n"),
     "illegal-move": ("WA", "to 3, not 6", "def answer(n):\n    return 2 * n + (n == 3)\n"),
     "move-after-the-end": (
