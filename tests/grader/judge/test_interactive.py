@@ -142,6 +142,7 @@ def answer(n):
         "        except OSError:\n            pass\n",
     ),
     "crash": ("RTE", "ZeroDivisionError", "def answer(n):\n    return 1 // 0\n"),
+    "spin": ("TLE", "2 s of CPU time", "def answer(n):\n    while True:\n        pass\n"),
 }
 
 
