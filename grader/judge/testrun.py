@@ -21,7 +21,6 @@ from typing import Any, TypeAlias, TypedDict
 from grader import owners
 from grader.inert import inert_text
 from grader.judge.checkers import run_checker
-from grader.judge.games import GameRun, play
 from grader.judge.helpers import helper_code, reference_available
 from grader.judge.judgement import (
     Judgement,
@@ -33,6 +32,7 @@ from grader.judge.judgement import (
     step_label,
     while_running,
 )
+from grader.judge.live import GameRun, play
 from grader.judge.verdicts import Verdict
 from grader.run import received
 from grader.run.box.protocol import HelperCode, StepOutcome

@@ -1,4 +1,4 @@
-"""Interactive tests: a driver played live by its referee, and the game judged.
+"""Interactive tests played live: a driver played by its referee, and the game judged.
 
 The test process runs behind the same boundary, limits and accounting as any test
 (`grader.run.runner.ForkServer.run_interactive`); the referee (`grader.judge.referees`) talks
