@@ -97,6 +97,30 @@ def build_parser() -> argparse.ArgumentParser:
     _grading_options(batch_cmd)
     _batch_options(batch_cmd)
 
+    tournament_cmd = commands.add_parser(
+        "tournament", help="every pair of a class's engines plays games; standings, crosstable, records"
+    )
+    tournament_cmd.add_argument("exercise", help="exercise name (e.g. ultimate) or a suite file")
+    tournament_cmd.add_argument(
+        "folder", type=Path, metavar="CLASS", help="folder of submissions (sub-folders or .zip files)"
+    )
+    tournament_cmd.add_argument(
+        "-j", "--jobs", type=int, default=None, help="games played at once (default: all cores)"
+    )
+    tournament_cmd.add_argument(
+        "--games",
+        type=int,
+        default=2,
+        metavar="K",
+        help="games per pair of engines, colours alternating (default 2)",
+    )
+    tournament_cmd.add_argument("--out", type=Path, help="where the results go (default: ./tournament-out)")
+    tournament_cmd.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)",
+    )
+
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
     check_cmd.add_argument(
@@ -198,6 +222,12 @@ def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     tokens = commands.add_parser("tokens", help="print login,token lines for a course")
     tokens.add_argument("course", type=Path)
     tokens.add_argument("logins", nargs="*", metavar="LOGIN")
+    backup = commands.add_parser("backup", help="back a course's service up, while it runs")
+    backup.add_argument("course", type=Path, help="the course file (YAML)")
+    backup.add_argument("file", type=Path, metavar="FILE", help="the backup to write (.tar.gz)")
+    restore = commands.add_parser("restore", help="restore a course's backup into a new folder")
+    restore.add_argument("file", type=Path, metavar="FILE", help="a backup written by grader backup")
+    restore.add_argument("folder", type=Path, metavar="DIR", help="a new or empty folder")
     submit = commands.add_parser("submit", help="submit files to a course's service")
     submit.add_argument("url")
     submit.add_argument("assignment")
@@ -212,6 +242,7 @@ def _service_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
 COMMANDS = (
     "grade",
     "batch",
+    "tournament",
     "check",
     "statement",
     "run",
@@ -225,6 +256,8 @@ COMMANDS = (
     "gradescope",
     "serve",
     "tokens",
+    "backup",
+    "restore",
     "submit",
 )
 SINGLE_ONLY = {"results": "--results", "junit": "--junit", "tests": "--test"}

@@ -57,7 +57,8 @@ def suite_fingerprint(loaded: LoadedSuite) -> str:
 
 
 def _checker_modules(loaded: LoadedSuite) -> set[str]:
-    """The fixtures modules holding the suite's checkers (`checker: MODULE:FUNCTION`)."""
+    """The fixtures modules holding the suite's checkers (`checker: MODULE:FUNCTION`) and game
+    referees (`game: {matches: MODULE:FUNCTION}`)."""
     modules: set[str] = set()
     for test in loaded.suite.tests:
         if test.interactive is not None:
@@ -65,6 +66,7 @@ def _checker_modules(loaded: LoadedSuite) -> set[str]:
         if test.transcript is not None or test.interactive is not None:
             continue
         sources = [test.checker] + [step.checker for step in expectations.steps_of(test, loaded)]
+        sources.append(test.game.matches if test.game is not None else None)
         modules.update(source.partition(":")[0] for source in sources if source is not None)
     return modules
 

@@ -27,8 +27,10 @@ import signal
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 from grader import owners
 from grader.cluster.grading import grade_one
@@ -38,6 +40,7 @@ STOP_GRACE_S = 5.0  # after Ctrl-C or SIGTERM, how long a pool process may take 
 EXIT_TERMINATED = 128 + signal.SIGTERM
 SOCKET_PATH_MAX = 107  # an AF_UNIX path: multiprocessing puts "/listener-XXXXXXXX" in its folder
 
+T = TypeVar("T")
 _stopping = False  # this pool process got SIGTERM: it finishes unwinding, then exits
 _exit_handlers_ran = False
 
@@ -73,10 +76,16 @@ def grade_in_pool(
     root: str, suite_path: str, source: Path, public_only: bool, sandbox: str | None
 ) -> Payload:
     """`grade_one` in a pool process, which ends once the grading unwound after a SIGTERM."""
+    return stoppable(grade_one, root, suite_path, source, public_only, sandbox)
+
+
+def stoppable(work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)` in a pool process, which ends once the work unwound after a SIGTERM (the
+    pool would otherwise take the SystemExit as a result and start the next piece of work)."""
     try:
         if _stopping:
             raise SystemExit(EXIT_TERMINATED)
-        return grade_one(root, suite_path, source, public_only, sandbox)
+        return work(*args)
     finally:
         if _stopping:
             _run_exit_handlers()

@@ -39,6 +39,22 @@ class GameRun(TypedDict):
     game: list[list[str]]  # [side, text]: ">" typed by the referee, "<" printed by the driver
 
 
+def merged(game: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The exchange with what one side said in a row joined: the same game whatever pieces the
+    pipe cut the driver's output into.
+
+    >>> merged([("<", "Dep"), ("<", "th: "), (">", "3\\n"), ("<", "X\\n")])
+    [('<', 'Depth: '), ('>', '3\\n'), ('<', 'X\\n')]
+    """
+    joined: list[tuple[str, str]] = []
+    for side, text in game:
+        if joined and joined[-1][0] == side:
+            joined[-1] = (side, joined[-1][1] + text)
+        else:
+            joined.append((side, text))
+    return joined
+
+
 def game_record(game: Sequence[tuple[str, str]]) -> str:
     """The exchange as a game record: each line typed by the referee `> `, printed by the driver
     `< `; the end kept when it is long.
@@ -85,13 +101,14 @@ def play(
     exchange = Exchange(RefereeSession(function, spec.game, spec.referee), int(limits.output_kb * 1024))
     outcome = server.run_interactive(spec.driver, list(spec.args), exchange, limits, helpers)
     judgement = judge_game(outcome, exchange, limits)
-    record = game_record(exchange.game)
+    exchanged = merged(exchange.game)
+    record = game_record(exchanged)
     message = judgement.message
     if judgement.verdict is not Verdict.AC or message:
-        message = f"{spec.described()}: turn {exchange.turn}: {message}; {last_exchange(exchange.game)}"
+        message = f"{spec.described()}: turn {exchange.turn}: {message}; {last_exchange(exchanged)}"
     shown = f"Game record (> typed by the referee, < printed by the program):\n{record}" if record else ""
     details = "\n".join(part for part in (judgement.details, shown) if part)
-    game = GameRun(verdict=judgement.verdict.value, game=[[side, text] for side, text in exchange.game])
+    game = GameRun(verdict=judgement.verdict.value, game=[[side, text] for side, text in exchanged])
     return Judgement(judgement.verdict, message, details), outcome, game
 
 

@@ -36,6 +36,8 @@ def margin_problems(name: str, report: GradeReport, margin: float = MARGIN) -> l
     """
     problems = []
     for result in report.results:
+        if result.kind == "game":  # its CPU is every move's, its limit one move's: bench/tournament.py
+            continue
         limit = result.limits.get("cpu_s")
         used = result.usage.cpu_s
         if limit is None or used <= 0 or limit >= margin * used:
@@ -60,7 +62,7 @@ def margin_line(name: str, report: GradeReport) -> str:
     margins = [
         (result.limits["cpu_s"] / result.usage.cpu_s, result)
         for result in report.results
-        if result.usage.cpu_s > 0 and "cpu_s" in result.limits
+        if result.usage.cpu_s > 0 and "cpu_s" in result.limits and result.kind != "game"
     ]
     if not margins:
         return f"{name}: no CPU time measured"

@@ -77,6 +77,11 @@ def _checker_problems(loaded: LoadedSuite, test: TestSpec, index: int, problems:
     """Every checker the test names exists: its module in the fixtures, loading, and the
     function in it (one error per checker, at the line that names it)."""
     named: dict[str, tuple[str, int | None]] = {}
+    if test.game is not None and test.game.matches is not None:  # a referee's matches, found alike
+        named[test.game.matches] = (
+            f"tests.{test.name}.game.matches",
+            loaded.line_of("tests", index, "game", "matches"),
+        )
     if test.checker is not None:
         named[test.checker] = (f"tests.{test.name}.checker", loaded.line_of("tests", index, "checker"))
     for number, step in enumerate(expectations.steps_of(test, loaded)):

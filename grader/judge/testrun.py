@@ -21,6 +21,8 @@ from typing import Any, TypeAlias, TypedDict
 from grader import owners
 from grader.inert import inert_text
 from grader.judge.checkers import run_checker
+from grader.judge.games import Asked
+from grader.judge.gametest import play_matches
 from grader.judge.helpers import helper_code, reference_available
 from grader.judge.judgement import (
     Judgement,
@@ -191,21 +193,8 @@ class Grader:
         `swapped` (module.name), which are the reference's (`grader.judge.blame` picks them).
         """
         limits = self.limits[test.name].limits
-        if self.prepared.missing:
-            missing = "missing file(s): " + ", ".join(self.prepared.missing)
-            return TestRun(None, stopped=Judgement(Verdict.CE, missing, cause=missing))
-        if self.prepared.compile_problem is not None:
-            return TestRun(None, stopped=Judgement(Verdict.JE, self.prepared.compile_problem))
-        if self.prepared.syntax_errors:
-            name, error = next(iter(self.prepared.syntax_errors.items()))
-            return TestRun(
-                None,
-                stopped=Judgement(
-                    Verdict.CE, f"{name} does not compile", error, cause=f"{name} does not compile"
-                ),
-            )
-        if (full := self.server.disk_problem(limits)) is not None:
-            return TestRun(None, stopped=Judgement(Verdict.JE, full))
+        if (cannot := self.unrunnable(limits)) is not None:
+            return TestRun(None, stopped=cannot)
         helpers = helper_code(self.loaded, test, swapped) if swapped else []
         # Each test reads its input fixtures from a folder of its own with an unguessable name,
         # removed after it: no test reads another's inputs (a hidden test's, say, to print them
@@ -221,9 +210,56 @@ class Grader:
                 if judgement.verdict is Verdict.AC:
                     return TestRun(outcome, observed=game, played=judgement)
                 return TestRun(outcome, stopped=judgement)
+            if test.game is not None:
+                return self._run_games(test, limits, helpers)
             return self._run_calls(test, limits, helpers)
         finally:
             shutil.rmtree(self.test_inputs, ignore_errors=True)
+
+    def unrunnable(self, limits: Limits) -> Judgement | None:
+        """Why no test of this submission can run (CE: missing files, syntax; JE: the compiler
+        or the disk failed the grader), or None."""
+        if self.prepared.missing:
+            missing = "missing file(s): " + ", ".join(self.prepared.missing)
+            return Judgement(Verdict.CE, missing, cause=missing)
+        if self.prepared.compile_problem is not None:
+            return Judgement(Verdict.JE, self.prepared.compile_problem)
+        if self.prepared.syntax_errors:
+            name, error = next(iter(self.prepared.syntax_errors.items()))
+            return Judgement(Verdict.CE, f"{name} does not compile", error, cause=f"{name} does not compile")
+        return Judgement(Verdict.JE, full) if (full := self.server.disk_problem(limits)) is not None else None
+
+    def ask(self, steps: list[Step], limits: Limits, helpers: list[HelperCode] | None = None) -> Asked:
+        """One move asked of this submission's engine: `steps` in a fresh test process, the
+        answer of its compared step (the list of them if several; checked plain data), or the
+        judgement that stopped it."""
+        if (cannot := self.unrunnable(limits)) is not None:
+            return Asked(stopped=cannot)
+        outcome = self.server.run_calls([self._wire_step(step) for step in steps], limits, helpers)
+        stopped = judge_process(outcome, limits)
+        label = step_label(steps[-1]) if steps else ""
+        if stopped is not None:
+            return Asked(stopped=while_running(stopped, label), outcome=outcome)
+        try:
+            outcomes = received.step_outcomes(outcome.result)
+        except received.Malformed as error:
+            problem = f"the test process sent back a malformed result ({error})"
+            return Asked(stopped=Judgement(Verdict.RTE, problem), outcome=outcome)
+        if not outcomes:
+            return Asked(stopped=Judgement(Verdict.RTE, f"{label}: no answer came back"), outcome=outcome)
+        values, pending = [], list(outcomes)
+        for step in steps:  # a step kept under a name leaves an outcome only when it failed
+            if not pending or not (step.compared or pending[0].get("let_failed")):
+                continue
+            got = pending.pop(0)
+            if "raises" in got:  # a failed `let` says where it raised, not which step it was
+                where = "setting up the position" if got.get("let_failed") else step_label(step)
+                return Asked(stopped=judge_exception(got, where), outcome=outcome)
+            if "unplain" in got:
+                problem = f"{step_label(step)} returned what is not plain data ({got['unplain']})"
+                return Asked(stopped=Judgement(Verdict.WA, problem), outcome=outcome)
+            values.append(got["value"])
+        return Asked(answer=values[0] if len(values) == 1 else values, outcome=outcome)
 
     def grade_test(self, test: TestSpec, swapped: Sequence[str] = ()) -> tuple[Judgement, TestRun]:
         """Run one test (with the reference's `swapped` helpers) and judge it against its
@@ -233,6 +269,8 @@ class Grader:
             return run.stopped, run
         if run.played is not None:
             return run.played, run
+        if test.game is not None:
+            return Judgement(Verdict.AC), run
         if test.transcript is not None:
             assert isinstance(run.observed, dict) and run.outcome is not None
             exit_code = run.observed.get("exit", 0)
@@ -275,6 +313,10 @@ class Grader:
                 outcome,
                 stopped=Judgement(Verdict.RTE, f"the test process sent back a malformed result ({error})"),
             )
+
+    def _run_games(self, test: TestSpec, limits: Limits, helpers: list[HelperCode]) -> TestRun:
+        played = play_matches(self.loaded, test, partial(self.ask, limits=limits, helpers=helpers))
+        return TestRun(played.outcome, observed=[], stopped=played.failure)
 
     def _wire_step(self, step: Step) -> dict[str, Any]:
         data = step.model_dump(exclude_defaults=True)

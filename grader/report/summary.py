@@ -178,6 +178,10 @@ def student_table(summary: Summary) -> str:
 # The class table's sorting script, shared with the service's pages (which serve the file).
 SORT_SCRIPT = (Path(__file__).resolve().parent / "sortable.js").read_text(encoding="utf-8")
 # The verdicts' colours, the one declaration of them for every page (the service serves this file).
+PAGE_STYLE = (
+    "body{font-family:sans-serif;max-width:80em;margin:2em auto}pre{background:#f4f4f4;"
+    "padding:1em;overflow:auto}td,th{padding:.2em .6em;text-align:left}"
+)  # the class pages' layout (the batch summary, the tournament), before VERDICT_STYLE
 VERDICT_STYLE = (Path(__file__).resolve().parent / "verdicts.css").read_text(encoding="utf-8").strip()
 
 

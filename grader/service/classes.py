@@ -16,9 +16,10 @@ from grader.inert import csv_cell
 from grader.report.grades import LmsGrade, lms_csv, number
 from grader.report.headline import SEE_ABOVE
 from grader.service.course import Assignment, Course
+from grader.service.final_grade import grade_of
 from grader.service.jobs import now
 from grader.service.models import QUEUED, RUNNING, Submission
-from grader.service.policy import NOTHING, counted, students_seen
+from grader.service.policy import ADD_POINTS, NOTHING, final_score, students_seen
 
 MISSING = "missing"
 LATE = "late"  # graded, submitted after the student's due date
@@ -71,6 +72,8 @@ class Row:
     penalty: float | None = None
     final_score: float | None = None
     counted_id: str | None = None
+    counted_number: int | None = None
+    instructor_note: str = ""  # the instructor's choice of the counted submission, its adjustment
     points: dict[str, float] = field(default_factory=dict)  # per test, of the counted submission
     section: str = ""
     part_points: dict[str, float] = field(default_factory=dict)  # per Part.id, of the counted one
@@ -119,7 +122,8 @@ def class_rows(course: Course, assignment: Assignment, parts: list[Part] | None 
     rows = []
     for user in sorted(users.values(), key=lambda u: u.username):
         mine = subs.get(user.pk, [])
-        chosen = counted(mine, assignment.counts, seen.get(user.pk, NOTHING))
+        grade = grade_of(mine, assignment.counts, seen.get(user.pk, NOTHING))
+        chosen = grade.submission
         person = course.people.get(user.username)
         row = Row(
             login=user.username,
@@ -132,14 +136,30 @@ def class_rows(course: Course, assignment: Assignment, parts: list[Part] | None 
         if chosen is not None and chosen.results is not None:
             row.late_minutes = chosen.late_minutes
             row.score, row.max_score = chosen.score, chosen.max_score
-            row.penalty, row.final_score = chosen.penalty, chosen.final_score
-            row.counted_id = chosen.id
+            row.penalty, row.final_score = chosen.penalty, grade.final_score
+            row.counted_id, row.counted_number = chosen.id, chosen.number
+            row.instructor_note = instructor_note(chosen)
             row.points = {test["name"]: float(test["score"]) for test in chosen.results["tests"]}
             for part in parts or []:
                 row.part_points[part.id] = sum(row.points.get(test, 0.0) for test in part.tests)
             row.failures = failure_texts(chosen.results, parts or [])
         rows.append(row)
     return rows
+
+
+def adjustment_text(kind: str, points: float | None) -> str:
+    """An adjustment in words: `manual score 17` or `points -2.5`."""
+    return f"points {points or 0.0:+g}" if kind == ADD_POINTS else f"manual score {points or 0.0:g}"
+
+
+def instructor_note(sub: Submission) -> str:
+    """What an instructor changed of the counted submission's grade, with their reasons."""
+    notes = []
+    if sub.chosen:
+        notes.append(f"chosen to count: {sub.chosen}")
+    if sub.adjusted_kind:
+        notes.append(f"{adjustment_text(sub.adjusted_kind, sub.adjusted_points)}: {sub.adjusted_reason}")
+    return "; ".join(notes)
 
 
 def attempt_of(sub: Submission, chosen: Submission | None) -> Attempt:
@@ -150,7 +170,7 @@ def attempt_of(sub: Submission, chosen: Submission | None) -> Attempt:
         status=grading_status(sub),
         score=sub.score if sub.results is not None else None,
         max_score=sub.max_score if sub.results is not None else None,
-        final_score=sub.final_score if sub.results is not None else None,
+        final_score=final_score(sub),
         late_minutes=sub.late_minutes,
         given_back=sub.given_back,
         counts=chosen is not None and chosen.id == sub.id,

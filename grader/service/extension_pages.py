@@ -15,7 +15,7 @@ from grader.service import jobs
 from grader.service.api import course
 from grader.service.class_pages import extension_form_context
 from grader.service.course import EARLIEST, LATEST, in_utc
-from grader.service.instructor_pages import REASON_MAX, _assignment_or_404, audit, staff_only
+from grader.service.instructor_pages import REASON_MAX, assignment_or_404, audit, staff_only
 from grader.service.models import Extension
 from grader.service.policy import reopening
 
@@ -69,7 +69,7 @@ def due_date(text: str, zone: ZoneInfo) -> datetime:
 @staff_only
 @require_POST
 def extension(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
+    assignment = assignment_or_404(name)
     login = request.POST.get("login", "").strip()[:150]
     typed = request.POST.get("due", "")[: DUE_MAX * 2]
     reason = request.POST.get("reason", "")[:REASON_MAX]

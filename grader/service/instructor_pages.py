@@ -21,7 +21,6 @@ from grader.service.dates import human
 from grader.service.models import (
     AuditEntry,
     Extension,
-    Release,
     Submission,
 )
 from grader.service.pages import signed_in
@@ -66,7 +65,7 @@ def instructor_home(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _assignment_or_404(name: str) -> Any:
+def assignment_or_404(name: str) -> Any:
     assignment = course().assignment(name)
     if assignment is None:
         raise Http404(name)
@@ -75,7 +74,7 @@ def _assignment_or_404(name: str) -> Any:
 
 @staff_only
 def instructor_assignment(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
+    assignment = assignment_or_404(name)
     return render(
         request,
         "service/class.html",
@@ -102,6 +101,11 @@ DONE_MESSAGES = {
     "regrading": "regrading {count} submission(s)",
     "given_back": "attempt given back",
     "extension_deleted": "extension deleted",
+    "release_undone": "release of hidden results undone",
+    "chosen": "the submission that counts chosen",
+    "unchosen": "the course's rule decides again which submission counts",
+    "adjusted": "score adjusted",
+    "unadjusted": "score adjustment removed",
 }
 
 
@@ -178,7 +182,7 @@ def audit(
 
 @staff_only
 def audit_page(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
+    assignment = assignment_or_404(name)
     return render(
         request,
         "service/audit.html",
@@ -189,50 +193,28 @@ def audit_page(request: HttpRequest, name: str) -> HttpResponse:
     )
 
 
-@staff_only
-@require_POST
-def regrade(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
-    test = request.POST.get("test", "")
-    if test and test not in test_names(course(), assignment):
-        return HttpResponse("no such test", status=400, content_type="text/plain")
-    count = jobs.regrade(name, [test] if test else None)
-    audit(request, "regrade", name, detail=f"{test or 'every test'}: {count} submission(s)")
-    return redirect(f"/instructor/{name}?done=regrading&count={count}")
-
-
-@staff_only
-@require_POST
-def release(request: HttpRequest, name: str) -> HttpResponse:
-    assignment = _assignment_or_404(name)
-    _, created = Release.objects.get_or_create(assignment=name, defaults={"released_at": jobs.now()})
-    audit(request, "release", name, detail="" if created else "already asked for")
-    effect = release_effect(assignment)
-    done = "released" if effect is not None and jobs.now() >= effect.takes_effect else "scheduled"
-    return redirect(f"/instructor/{name}?done={done}")
-
-
-def _line(message: str) -> HttpResponse:
+def refusal_line(message: str) -> HttpResponse:
     """A refused instructor action: a 400 in one line."""
     return HttpResponse(message, status=400, content_type="text/plain")
 
 
-@staff_only
-@require_POST
-def give_back(request: HttpRequest, name: str) -> HttpResponse:
-    """Give a student's submission back: it no longer counts toward the attempts limit nor as
-    their score; it stays visible, marked with the reason (required)."""
-    _assignment_or_404(name)
-    login = request.POST.get("login", "").strip()[:150]
-    ident = request.POST.get("submission", "").strip().removeprefix("#")[:32]
+def required_reason(request: HttpRequest, action: str) -> str | HttpResponse:
+    """The form's reason, required and at most REASON_MAX characters (else the 400)."""
     reason = request.POST.get("reason", "").strip()
     if not reason:
-        return _line("reason: required to give an attempt back")
+        return refusal_line(f"reason: required to {action}")
     if len(reason) > REASON_MAX:
-        return _line(f"reason: at most {REASON_MAX} characters")
-    user = User.objects.filter(username=login).first()
+        return refusal_line(f"reason: at most {REASON_MAX} characters")
+    return reason
+
+
+def student_submission(request: HttpRequest, name: str) -> tuple[User, Submission] | HttpResponse:
+    """The form's `login` and its submission (`submission`: its number or id) to `name`, else
+    the 400 saying which is wrong."""
+    user = User.objects.filter(username=request.POST.get("login", "").strip()[:150]).first()
     if user is None:
-        return _line("no such login")
+        return refusal_line("no such login")
+    ident = request.POST.get("submission", "").strip().removeprefix("#")[:32]
     mine = Submission.objects.filter(user=user, assignment=name)
     sub = (
         mine.filter(number=int(ident))
@@ -240,9 +222,25 @@ def give_back(request: HttpRequest, name: str) -> HttpResponse:
         else mine.filter(pk=ident)
     ).first()
     if sub is None:
-        return _line(f"no such submission of {user.username} to {name}")
+        return refusal_line(f"no such submission of {user.username} to {name}")
+    return user, sub
+
+
+@staff_only
+@require_POST
+def give_back(request: HttpRequest, name: str) -> HttpResponse:
+    """Give a student's submission back: it no longer counts toward the attempts limit nor as
+    their score; it stays visible, marked with the reason (required)."""
+    assignment_or_404(name)
+    reason = required_reason(request, "give an attempt back")
+    if isinstance(reason, HttpResponse):
+        return reason
+    found = student_submission(request, name)
+    if isinstance(found, HttpResponse):
+        return found
+    user, sub = found
     if sub.given_back:
-        return _line(f"submission {sub.number} of {user.username} was already given back")
+        return refusal_line(f"submission {sub.number} of {user.username} was already given back")
     sub.given_back = reason
     sub.save(update_fields=["given_back"])
     audit(
@@ -260,7 +258,7 @@ def reopens_credit(assignment: Assignment, user: User, due: datetime, change: st
     """The 400 refusing a change of `user`'s due date to `due` that would let them earn credit
     after the hidden failure texts are shown (here or in an assignment sharing its tests)."""
     refused = reopening(assignment, user.username, due, change, jobs.now())
-    return None if refused is None else _line(refused)
+    return None if refused is None else refusal_line(refused)
 
 
 @staff_only
@@ -268,13 +266,13 @@ def reopens_credit(assignment: Assignment, user: User, due: datetime, change: st
 def delete_extension(request: HttpRequest, name: str) -> HttpResponse:
     """Delete a student's extension: the assignment's due date is theirs again (refused when that
     would reopen credit after the hidden failure texts are shown)."""
-    assignment = _assignment_or_404(name)
+    assignment = assignment_or_404(name)
     user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
     if user is None:
-        return _line("no such login")
+        return refusal_line("no such login")
     kept = Extension.objects.filter(user=user, assignment=name).first()
     if kept is None:
-        return _line(f"{user.username} has no extension for {name}")
+        return refusal_line(f"{user.username} has no extension for {name}")
     refused = reopens_credit(assignment, user, assignment.due, "deleting the extension")
     if refused is not None:
         return refused

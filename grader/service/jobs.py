@@ -120,6 +120,18 @@ def claim(worker: str) -> Submission | None:
     return None
 
 
+def preempt_for_upload(sub: Submission, worker: str) -> Submission | None:
+    """A student's upload waiting while `worker` regrades `sub`: the upload claimed for `worker`
+    and `sub` queued again (its grading so far dropped, not counted as a try), so an upload
+    waits for the test being run, not for a whole regrade job; None when no upload waits."""
+    upload = _claim_fairly(worker, Submission.objects.filter(status=QUEUED, generation=FIRST_GRADING))
+    if upload is not None:
+        Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker).update(
+            status=QUEUED, worker="", progress="", tries=F("tries") - 1
+        )
+    return upload
+
+
 def _claim_fairly(worker: str, waiting_kind: QuerySet[Submission]) -> Submission | None:
     for pk in _in_turn(waiting_kind)[:5]:
         taken = Submission.objects.filter(pk=pk, status=QUEUED).update(

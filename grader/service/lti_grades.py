@@ -20,7 +20,7 @@ from grader.service.course import Course
 from grader.service.jobs import now
 from grader.service.lti_tool import LmsSession, tool_conf
 from grader.service.models import LtiIdentity, LtiLink, Submission
-from grader.service.policy import NOTHING, counted, hidden_seen, visible_final_score
+from grader.service.policy import NOTHING, counted, final_score, hidden_seen
 
 log = logging.getLogger("grader.service.lti")
 
@@ -56,13 +56,15 @@ def post_final_score(course: Course, user: User, assignment_name: str) -> str:
     if chosen is None or chosen.results is None or chosen.max_score is None:
         return f"{user.username} has no graded submission that counts"
     if seen == NOTHING:
-        given, maximum, progress = visible_final_score(chosen), _visible_maximum(chosen), "Pending"
+        given, maximum, progress = final_score(chosen, NOTHING) or 0.0, _visible_maximum(chosen), "Pending"
         comment = "visible tests only: the hidden tests' points come once they are shown"
     else:
-        given, maximum, progress = chosen.final_score or 0.0, chosen.max_score, "FullyGraded"
+        given, maximum, progress = final_score(chosen) or 0.0, chosen.max_score, "FullyGraded"
         comment = f"submission {chosen.number}"
     if chosen.penalty:
         comment += f", late penalty {chosen.penalty:g} point(s)"
+    if chosen.adjusted_kind:
+        comment += f", adjusted by an instructor: {chosen.adjusted_reason[:200]}"
     grade = (
         Grade()
         .set_score_given(round(given, 4))

@@ -45,6 +45,10 @@ class Release(models.Model):
 
     assignment = models.CharField(max_length=64, unique=True)
     released_at = models.DateTimeField()
+    # When a student first read a hidden test's failure text the release showed (None: nobody
+    # yet, so the release may still be undone), and who.
+    first_seen_at = models.DateTimeField(null=True, blank=True)
+    first_seen_by = models.CharField(max_length=150, blank=True, default="")
 
 
 class Submission(models.Model):
@@ -73,6 +77,14 @@ class Submission(models.Model):
     # An instructor gave this attempt back (the reason; empty: not given back): it counts neither
     # toward the `attempts:` limit nor as the student's score, and stays visible, marked.
     given_back = models.TextField(blank=True, default="")
+    # An instructor chose this submission as the one that counts for its student (the reason;
+    # empty: the course's `counts:` rule decides).
+    chosen = models.TextField(blank=True, default="")
+    # An instructor's manual score (`score`: the final score is `adjusted_points`) or points
+    # adjustment (`points`: added to the final score), with its reason; "": none.
+    adjusted_kind = models.CharField(max_length=8, blank=True, default="")
+    adjusted_points = models.FloatField(null=True, blank=True)
+    adjusted_reason = models.TextField(blank=True, default="")
 
     class Meta:
         constraints = [

@@ -22,6 +22,7 @@ from grader.service.people import user_of_token
 from grader.service.policy import (
     due_for,
 )
+from grader.service.release_seen import note_texts_read
 from grader.service.shown import home_rows, statement_html, submission_view
 from grader.service.storage import UploadError
 
@@ -157,5 +158,6 @@ def submission_page(request: HttpRequest, ident: str) -> HttpResponse:
     assignment = course().assignment(sub.assignment)
     if assignment is None:
         raise Http404("no such submission")
+    note_texts_read(assignment, user, sub, jobs.now())
     data = submission_view(course(), sub, assignment, user, jobs.now())
     return render(request, "service/submission.html", {"s": data, "sub": sub, "a": assignment})

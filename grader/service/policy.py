@@ -28,6 +28,8 @@ VERDICTS: Seen = "verdicts"
 EVERYTHING: Seen = "everything"
 # The fields of a hidden test a student sees before its failure text may be shown.
 VERDICT_FIELDS = ("name", "score", "max_score", "status", "visibility")
+# An instructor's adjustment of a final score: a manual score, or points added (or taken).
+SET_SCORE, ADD_POINTS = "score", "points"
 VERDICT_EXTRA_FIELDS = ("question", "verdict", "kind", "cpu_s", "wall_s", "peak_mb", "resident_mb")
 
 
@@ -301,7 +303,7 @@ def view(
     if results is not None:
         score = float(results["score"])
         max_score = float(results["extra_data"]["max_score"])
-        final = max(0.0, score - (sub.penalty or 0.0))
+        final = final_score(sub, seen)
     chosen = counted(
         list(Submission.objects.filter(user_id=sub.user_id, assignment=sub.assignment)),
         assignment.counts,
@@ -325,29 +327,51 @@ def view(
         "hidden_shown": seen,
         "counts": chosen is not None and chosen.id == sub.id,
         "counted_number": chosen.number if chosen is not None else None,
+        "chosen": sub.chosen,
+        "adjustment": (
+            {"kind": sub.adjusted_kind, "points": sub.adjusted_points, "reason": sub.adjusted_reason}
+            if sub.adjusted_kind
+            else None
+        ),
     }
 
 
-def visible_final_score(sub: Submission) -> float:
-    """The final score counting the visible tests only (what a student sees before the hidden
-    tests' points are shown)."""
-    tests = (sub.results or {}).get("tests", [])
-    visible = sum(float(test["score"]) for test in tests if test.get("visibility") == "visible")
-    return max(0.0, visible - (sub.penalty or 0.0))
+def final_score(sub: Submission, seen: Seen = EVERYTHING) -> float | None:
+    """The submission's final score as `seen` shows it (None: not graded): its score (the
+    visible tests' only while the student sees nothing of the hidden ones) less the late
+    penalty, then the instructor's manual score or points adjustment, never below 0. The one
+    place a final score is worked out: pages, grades.csv, the LMS exports and grade passback."""
+    if sub.results is None:
+        return None
+    tests = sub.results.get("tests", [])
+    if seen == NOTHING:
+        score = sum(float(test["score"]) for test in tests if test.get("visibility") == "visible")
+    else:
+        score = float(sub.score if sub.score is not None else sub.results.get("score", 0.0))
+    final = max(0.0, score - (sub.penalty or 0.0))
+    if sub.adjusted_kind == SET_SCORE and sub.adjusted_points is not None:
+        return max(0.0, float(sub.adjusted_points))
+    if sub.adjusted_kind == ADD_POINTS and sub.adjusted_points is not None:
+        return max(0.0, final + float(sub.adjusted_points))
+    return final
 
 
 def counted(subs: list[Submission], counts: str, seen: Seen = EVERYTHING) -> Submission | None:
     """The submission that counts: the latest graded, or the best final score (earliest on a
     tie). The best is judged by what `seen` shows: while the hidden tests' points are not shown,
     by the visible tests only, so which one counts never tells anything of the hidden tests.
-    A submission given back by an instructor never counts."""
+    A submission given back by an instructor never counts; one an instructor chose counts,
+    whatever the rule."""
     graded = [sub for sub in subs if sub.status == GRADED and not sub.given_back]
     if not graded:
         return None
+    chosen = [sub for sub in graded if sub.chosen]
+    if chosen:
+        return max(chosen, key=lambda s: s.number)
     if counts == "best":
 
         def worth(sub: Submission) -> float:
-            return visible_final_score(sub) if seen == NOTHING else sub.final_score or 0.0
+            return final_score(sub, seen) or 0.0
 
         return max(sorted(graded, key=lambda s: s.number), key=worth)
     return max(graded, key=lambda s: s.number)

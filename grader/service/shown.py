@@ -15,7 +15,7 @@ from grader.report.statement import exercise_statement_html
 from grader.service.course import Assignment, Course, suite_of
 from grader.service.dates import human
 from grader.service.models import Submission
-from grader.service.policy import NOTHING, counted, due_for, hidden_seen, redact, view
+from grader.service.policy import NOTHING, counted, due_for, final_score, hidden_seen, redact, view
 from grader.suite.load import load_suite
 
 # How results.json's top-level output starts when the submission did not import (headline.py).
@@ -91,7 +91,7 @@ def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]
             score = max_score = None
             if sub.results is not None:
                 results = redact(sub.results, seen)
-                score = max(0.0, float(results["score"]) - (sub.penalty or 0.0))
+                score = final_score(sub, seen)
                 max_score = float(results["extra_data"]["max_score"])
             rows.append(
                 Row(

@@ -6,7 +6,14 @@ from importlib.util import find_spec
 
 from django.urls import path, re_path
 
-from grader.service import api, extension_pages, instructor_pages, pages
+from grader.service import (
+    api,
+    extension_pages,
+    instructor_confirm,
+    instructor_pages,
+    instructor_scores,
+    pages,
+)
 
 handler400 = api.bad_request
 handler500 = api.server_error
@@ -19,8 +26,13 @@ urlpatterns = [
     path("submissions/<str:ident>", pages.submission_page),
     path("instructor/", instructor_pages.instructor_home),
     path("instructor/<str:name>", instructor_pages.instructor_assignment),
-    path("instructor/<str:name>/regrade", instructor_pages.regrade),
-    path("instructor/<str:name>/release", instructor_pages.release),
+    path("instructor/<str:name>/regrade", instructor_confirm.regrade),
+    path("instructor/<str:name>/release", instructor_confirm.release),
+    path("instructor/<str:name>/release/undo", instructor_confirm.undo_release),
+    path("instructor/<str:name>/choose", instructor_scores.choose),
+    path("instructor/<str:name>/choose/undo", instructor_scores.unchoose),
+    path("instructor/<str:name>/adjust", instructor_scores.adjust),
+    path("instructor/<str:name>/adjust/undo", instructor_scores.unadjust),
     path("instructor/<str:name>/extension", extension_pages.extension),
     path("instructor/<str:name>/extension/delete", instructor_pages.delete_extension),
     path("instructor/<str:name>/audit", instructor_pages.audit_page),

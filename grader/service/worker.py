@@ -42,6 +42,14 @@ class Lost(Exception):
     """The job is no longer this worker's (queued again after it was thought dead)."""
 
 
+class Preempted(Lost):
+    """A regrade job put back in the queue for a student's upload, which this worker claimed."""
+
+    def __init__(self, upload: Submission) -> None:
+        super().__init__(upload.id)
+        self.upload = upload
+
+
 def grade_payload(
     loaded: LoadedSuite,
     source: Path,
@@ -88,14 +96,17 @@ def grade_job(course: Course, worker: str, sandbox: str | None, remote: Any = No
     sub = jobs.claim(worker)
     if sub is None:
         return False
-    done = threading.Event()
-    heart = threading.Thread(target=_beat, args=(sub, worker, done), name="heartbeat", daemon=True)
-    heart.start()
-    try:
-        return _grade_claimed(course, worker, sandbox, remote, sub)
-    finally:
-        done.set()
-        heart.join()
+    while True:
+        done = threading.Event()
+        heart = threading.Thread(target=_beat, args=(sub, worker, done), name="heartbeat", daemon=True)
+        heart.start()
+        try:
+            return _grade_claimed(course, worker, sandbox, remote, sub)
+        except Preempted as preempted:  # a student's upload first: the regrade job waits again
+            sub = preempted.upload
+        finally:
+            done.set()
+            heart.join()
 
 
 def _beat(sub: Submission, worker: str, done: threading.Event) -> None:
@@ -131,7 +142,8 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
     said = time.monotonic()
 
     def on_result(result: TestResult) -> None:
-        """Say how far the grading is (at most every PROGRESS_EVERY_S: each is a commit)."""
+        """Say how far the grading is (at most every PROGRESS_EVERY_S: each is a commit); a
+        regrade job gives way to a student's upload that waits."""
         nonlocal done, said
         done += 1
         if time.monotonic() - said < PROGRESS_EVERY_S:
@@ -139,6 +151,10 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
         said = time.monotonic()
         if not jobs.progress(sub, worker, f"test {min(done + 1, total)} of {total}"):
             raise Lost(sub.id)
+        if sub.generation > jobs.FIRST_GRADING:
+            upload = jobs.preempt_for_upload(sub, worker)
+            if upload is not None:
+                raise Preempted(upload)
 
     try:
         if remote is not None and names is None:  # a regrade of some tests runs here
@@ -149,6 +165,8 @@ def _grade_claimed(course: Course, worker: str, sandbox: str | None, remote: Any
             data, status = grade_payload(
                 loaded, source, names, sandbox, on_result, sub.results if names else None
             )
+    except Preempted:
+        raise
     except Lost:
         return True
     if names:

@@ -144,7 +144,9 @@ def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
     if key in _steps_cache:
         return _steps_cache[key]
     try:
-        if test.steps is not None:
+        if test.game is not None:  # its steps come from the referee, move by move
+            steps = []
+        elif test.steps is not None:
             steps = list(test.steps)
         elif test.steps_from is not None:
             steps = checked_steps(generated(loaded, test.steps_from), test.steps_from)

@@ -64,7 +64,8 @@ def fingerprint(loaded: LoadedSuite, test: TestSpec) -> str:
             digest.update(path.read_bytes() if path.exists() else b"<missing>")
     # The recording never depends on how answers are judged (a checker reads them afterwards).
     ignored: dict[str, Any] = dict.fromkeys(
-        ("points", "visibility", "limits", "description", "reference_helpers", "question", "checker"), True
+        ("points", "visibility", "limits", "description", "reference_helpers", "question", "checker", "game"),
+        True,
     )
     if test.steps is not None:
         ignored["steps"] = {"__all__": {"checker"}}

@@ -48,5 +48,5 @@ def test_check_grades_the_working_copy_with_visible_tests() -> None:
     check = _grader("check", "bitgrid", "--sandbox", "process")
     assert check.returncode == 0
     assert "(hidden)" not in check.stdout and "winner-hidden" not in check.stdout
-    assert "0 of the 17 visible points; 2 points in hidden tests, graded later" in check.stdout
+    assert "0 of the 17 visible points; 3 points in hidden tests, graded later" in check.stdout
     assert "Score: 0 / 17" in check.stdout

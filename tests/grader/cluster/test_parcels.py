@@ -96,7 +96,7 @@ def test_a_task_grades_from_its_bundle_alone(tmp_path: Path, monkeypatch: pytest
     graded = run_task(task)
     data = graded.payload["results"]
     assert graded.student == "alice" and graded.payload["status"] == "graded"
-    assert data["score"] == data["extra_data"]["max_score"] == 19
+    assert data["score"] == data["extra_data"]["max_score"] == 20
     with pytest.raises(ValueError, match="cannot name"):
         run_task(replace(task, student="../alice"))
 
@@ -128,4 +128,4 @@ def test_a_submission_on_a_worker_cannot_read_the_unpacked_bundle(
         student="mallory", parcel=parcels.pack(folder), bundle=exercise, public_only=False, sandbox="bwrap"
     )
     data = run_task(task).payload["results"]
-    assert data["score"] == data["extra_data"]["max_score"] == 19, data.get("output")
+    assert data["score"] == data["extra_data"]["max_score"] == 20, data.get("output")

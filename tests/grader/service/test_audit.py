@@ -80,10 +80,14 @@ def test_every_action_is_one_line_with_who_what_and_why(service: Service, keys: 
         ),
         (
             "/instructor/open/regrade",
-            {"reason": "test fixed"},
+            {"reason": "test fixed", "confirm": "yes"},
             ["alice", "regrade", "", "", "every test: 0 submission(s)", "test fixed"],
         ),
-        ("/instructor/open/release", {"reason": "exam over"}, ["alice", "release", "", "", "", "exam over"]),
+        (
+            "/instructor/open/release",
+            {"reason": "exam over", "confirm": "yes"},
+            ["alice", "release", "", "", "", "exam over"],
+        ),
     ]
     for done, (path, data, expected) in enumerate(steps, start=1):
         assert act(instructor, service.url, path, **data).status_code == 302, path
@@ -328,7 +332,7 @@ def test_deleting_an_extension_that_would_reopen_credit_after_the_texts_are_out_
 
         # an extension *before* the due date: deleting it would give bob the later due date
         assert post("extension", login="bob", due="2019-06-01T00:00:00+00:00").status_code == 302
-        assert post("release").status_code == 302  # takes effect now: the texts are out
+        assert post("release", confirm="yes").status_code == 302  # takes effect now: the texts are out
         refused = post("extension/delete", login="bob", reason="r")
         assert refused.status_code == 400 and "already shown" in refused.text, refused.text
         lines = rows(instructor.get(f"{started.url}/instructor/alone/audit", timeout=30).text)

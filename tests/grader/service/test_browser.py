@@ -110,7 +110,7 @@ def test_a_student_uploads_and_the_page_turns_into_feedback(
     browser.execute_script("window.notReloaded = true;")
     WebDriverWait(browser, WAIT_S, poll_frequency=0.2).until(lambda b: b.find_elements(By.ID, "score"))
     assert browser.execute_script("return window.notReloaded === true;")
-    assert browser.find_element(By.ID, "score").text == "19 / 19"
+    assert browser.find_element(By.ID, "score").text == "20 / 20"
     assert browser.find_element(By.ID, "status").text == "graded"
     logs = [
         entry

@@ -36,7 +36,7 @@ def test_the_service_grades_on_a_dask_cluster(tmp_path: Path, scheduler: str) ->
         assert "Dask scheduler at" in "".join(service.log)
         good = service.graded("past", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
         stub = service.graded("past", [("grid.py", STUB.read_bytes())], keys["carol"])
-        assert good["score"] == good["max_score"] == 19 and good["penalty"] == 5
+        assert good["score"] == good["max_score"] == 20 and good["penalty"] == 5
         assert stub["score"] == 0
         full = service.get(good["id"], keys["alice"]).json()["results"]
         assert full["extra_data"]["executor"] == f"dask {scheduler}"

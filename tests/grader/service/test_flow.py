@@ -207,7 +207,7 @@ def test_hidden_never_until_released(tmp_path: Path) -> None:
         page = instructor.get(f"{service.url}/instructor/never", timeout=30)
         reply = instructor.post(
             f"{service.url}/instructor/never/release",
-            data={"csrfmiddlewaretoken": csrf(page.text)},
+            data={"confirm": "yes", "csrfmiddlewaretoken": csrf(page.text)},
             timeout=30,
         )
         assert reply.status_code == 200 and "released" in reply.text
@@ -228,7 +228,7 @@ def test_regrade_of_one_test_adds_one_attempt_to_the_gradebook(
     page = instructor.get(f"{service.url}/instructor/past", timeout=30)
     reply = instructor.post(
         f"{service.url}/instructor/past/regrade",
-        data={"test": "winner", "csrfmiddlewaretoken": csrf(page.text)},
+        data={"test": "winner", "confirm": "yes", "csrfmiddlewaretoken": csrf(page.text)},
         timeout=30,
     )
     assert reply.status_code == 200 and "regrading" in reply.text
@@ -329,7 +329,7 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
     service = Service(course, workers=1).start()
     try:
         data = service.graded("own", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
-        assert data["score"] == data["max_score"] == 19
+        assert data["score"] == data["max_score"] == 20
         suite = tmp_path / "course" / "suite" / "suite.yaml"
         text = suite.read_text()
         suite.write_text(
@@ -340,7 +340,7 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
         page = instructor.get(f"{service.url}/instructor/own", timeout=30)
         instructor.post(
             f"{service.url}/instructor/own/regrade",
-            data={"test": "winner", "csrfmiddlewaretoken": csrf(page.text)},
+            data={"test": "winner", "confirm": "yes", "csrfmiddlewaretoken": csrf(page.text)},
             timeout=30,
         )
         after = service.wait(data["id"], keys["bob"])
@@ -351,7 +351,9 @@ def test_a_regrade_after_fixing_the_suite_lists_what_changed(tmp_path: Path) -> 
         suite.write_text("tests: [\n")  # broken while being edited: the job says why
         page = instructor.get(f"{service.url}/instructor/own", timeout=30)
         instructor.post(
-            f"{service.url}/instructor/own/regrade", data={"csrfmiddlewaretoken": csrf(page.text)}, timeout=30
+            f"{service.url}/instructor/own/regrade",
+            data={"confirm": "yes", "csrfmiddlewaretoken": csrf(page.text)},
+            timeout=30,
         )
         broken = service.wait(data["id"], keys["alice"])
         assert broken["status"] == "error"

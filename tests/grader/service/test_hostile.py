@@ -372,7 +372,7 @@ def test_the_class_page_shows_only_the_server_s_own_messages(service: Service, k
     page = instructor.get(f"{service.url}/instructor/open", timeout=30)
     reply = instructor.post(
         f"{service.url}/instructor/open/release",
-        data={"csrfmiddlewaretoken": csrf(page.text)},
+        data={"confirm": "yes", "csrfmiddlewaretoken": csrf(page.text)},
         timeout=30,
         allow_redirects=False,
     )

@@ -13,7 +13,7 @@ def test_canvas_and_moodle_files_hold_every_student_s_final_score(
     service: Service, keys: dict[str, str]
 ) -> None:
     graded = service.graded("past", [("grid.py", REFERENCE.read_bytes())], keys["bob"])
-    assert (graded["final_score"], graded["max_score"]) == (14, 19)  # 5 points off: late
+    assert (graded["final_score"], graded["max_score"]) == (15, 20)  # 5 points off: late
     address = f"{service.url}/api/assignments/past/grades.csv"
     alice = {"Authorization": f"Bearer {keys['alice']}"}
     canvas = requests.get(address, params={"format": "canvas"}, headers=alice, timeout=30)
@@ -21,8 +21,8 @@ def test_canvas_and_moodle_files_hold_every_student_s_final_score(
     assert canvas.headers["Content-Disposition"] == 'attachment; filename="past-grades-canvas.csv"'
     assert canvas.text.splitlines() == [
         "Student,ID,SIS User ID,SIS Login ID,Section,past",
-        "Points Possible,,,,,19",
-        "Bob,,,bob,,14",
+        "Points Possible,,,,,20",
+        "Bob,,,bob,,15",
         "Carol,,,carol,,0",
         "Dave,,,dave,,0",
         "<b>Erin</b>,,,erin,,0",
@@ -31,7 +31,7 @@ def test_canvas_and_moodle_files_hold_every_student_s_final_score(
     assert moodle.status_code == 200, moodle.text
     assert moodle.text.splitlines() == [
         "Username,Email address,past",
-        "bob,bob@example.org,14",
+        "bob,bob@example.org,15",
         "carol,c@example.org,0",
         "dave,d@example.org,0",
         "erin,e@example.org,0",
@@ -42,7 +42,7 @@ def test_canvas_and_moodle_files_hold_every_student_s_final_score(
         headers=alice,
         timeout=30,
     )
-    assert nobody.text.splitlines()[1:3] == ["Points Possible,,,,,19", "Bob,,,bob,,0"]  # the suite's
+    assert nobody.text.splitlines()[1:3] == ["Points Possible,,,,,20", "Bob,,,bob,,0"]  # the suite's
     page = signed_in(service.url, keys["alice"]).get(
         f"{service.url}/instructor/past/grades.csv?format=canvas", timeout=30
     )

@@ -60,7 +60,7 @@ def csrf(browser: requests.Session, url: str) -> str:
     return found.group(1)
 
 
-def submit(browser: requests.Session, service: Service, assignment: str) -> None:
+def submit(browser: requests.Session, service: Service, assignment: str) -> str:
     token = csrf(browser, f"{service.url}/assignments/{assignment}")
     reply = browser.post(
         f"{service.url}/assignments/{assignment}",
@@ -75,7 +75,7 @@ def submit(browser: requests.Session, service: Service, assignment: str) -> None
         status = browser.get(f"{service.url}/api/submissions/{ident}", timeout=30).json()["status"]
         if status in ("graded", "error"):
             assert status == "graded"
-            return
+            return ident
         time.sleep(0.2)
     raise AssertionError("not graded")
 
@@ -123,3 +123,32 @@ def test_an_lms_that_is_down_costs_a_log_line_and_the_scores_are_sent_again(
     assert (score["scoreGiven"], score["scoreMaximum"], score["gradingProgress"]) == (14, 19, "FullyGraded")
     audit = instructor.get(f"{service.url}/instructor/past/audit", timeout=30).text
     assert "scores sent to the LMS" in audit
+
+
+def test_a_manual_adjustment_is_posted_again(platform: Platform, service: Service) -> None:
+    def posted() -> int:
+        return len([s for s in platform.scores if s["userId"] == "u-lee" and s["lineitem"] == "link-open"])
+
+    learner = launched(platform, "lee", "link-open")
+    known = posted()
+    ident = submit(learner, service, "open")
+    first = received(platform, "u-lee", "link-open", known + 1)[-1]
+    login = learner.get(f"{service.url}/api/submissions/{ident}", timeout=30).json()["login"]
+    instructor = launched(platform, "ada", "link-open")
+    reply = instructor.post(
+        f"{service.url}/instructor/open/adjust",
+        data={
+            "login": login,
+            "submission": ident,
+            "kind": "points",
+            "points": "-2",
+            "reason": "<b>copied</b>",
+            "csrfmiddlewaretoken": csrf(instructor, f"{service.url}/instructor/open"),
+        },
+        allow_redirects=False,
+        timeout=60,
+    )
+    assert reply.status_code == 302, reply.text
+    second = received(platform, "u-lee", "link-open", known + 2)[-1]
+    assert second["scoreGiven"] == first["scoreGiven"] - 2
+    assert "adjusted by an instructor: <b>copied</b>" in second["comment"]  # JSON to the LMS, data

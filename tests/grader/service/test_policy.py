@@ -236,7 +236,7 @@ def test_a_release_waits_for_every_running_extension(service: Service, keys: dic
     late = service.graded("release", [("grid.py", MUTANT)], keys["dave"])
     extended = service.graded("release", [("grid.py", MUTANT)], keys["carol"])
     assert hidden_tests(late) and not hidden_tests(extended)  # carol's due date is to come
-    released = instructor_post(service, keys, "release", "release")
+    released = instructor_post(service, keys, "release", "release", confirm="yes")
     assert released.status_code == 200, released.text
     assert "scheduled" in released.text and "Mon 1 Jun 2099, 12:00 UTC" in released.text
     assert "carol" in released.text
@@ -349,7 +349,7 @@ def test_a_release_that_took_effect_shows_everything_and_closes_the_assignment(o
     service, keys, _ = own_course(RELEASED_COURSE)
     data = service.graded("released", [("grid.py", MUTANT)], keys["carol"])
     assert not leaks(json.dumps(data))
-    reply = instructor_post(service, keys, "released", "release")
+    reply = instructor_post(service, keys, "released", "release", confirm="yes")
     assert reply.status_code == 200 and "hidden results released" in reply.text
     after = service.get(data["id"], keys["carol"]).json()
     assert after["hidden_released"] is True and leaks(json.dumps(after))
