@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             break
         board = engine_move(board, engine_side, depth, tables)
         print(engine.board_string(board))
-    print("Game over")
+    print("Game over", flush=True)  # before waiting: a referee on a pipe sees it
     read_line()
     return 0
 

@@ -61,7 +61,9 @@ def _checker_modules(loaded: LoadedSuite) -> set[str]:
     referees (`game: {matches: MODULE:FUNCTION}`)."""
     modules: set[str] = set()
     for test in loaded.suite.tests:
-        if test.transcript is not None:
+        if test.interactive is not None:
+            modules.add(test.interactive.referee.partition(":")[0])
+        if test.transcript is not None or test.interactive is not None:
             continue
         sources = [test.checker] + [step.checker for step in expectations.steps_of(test, loaded)]
         sources.append(test.game.matches if test.game is not None else None)

@@ -64,6 +64,12 @@ CHECKED_HERE = (
 )
 
 
+def handed_out(test: TestSpec) -> bool:
+    """Whether a handout carries the test: visible ones, but for interactive tests (their referee,
+    which may hold the reference's engine, stays with the grader: graded later)."""
+    return test.visibility == "visible" and test.interactive is None
+
+
 def _visible_test(test: TestSpec, visible: set[str]) -> dict[str, Any]:
     """A visible test as the handout's suite writes it: generated cases come from CASES_FILE, and
     reference helpers name only visible questions (the handout has no reference to run them)."""
@@ -89,10 +95,10 @@ def visible_suite(loaded: LoadedSuite, generated: dict[str, list[Any]]) -> dict[
     data = suite.model_dump(exclude_defaults=True, exclude_none=True, exclude={"tests"})
     data["limits"] = suite.limits.model_dump()
     data["tests"] = []
-    visible = {test.name for test in suite.tests if test.visibility == "visible"}
+    visible = {test.name for test in suite.tests if handed_out(test)}
     visible |= {question.id for question in suite.questions}  # helpers may name a question
     for test in suite.tests:
-        if test.visibility != "visible":
+        if not handed_out(test):
             continue
         if test.cases_from is not None or test.steps_from is not None:
             generated[test.name] = visible_cases(loaded, test)
@@ -105,7 +111,7 @@ def visible_suite(loaded: LoadedSuite, generated: dict[str, list[Any]]) -> dict[
             entry["limits"] = {"cpu_s": limits.cpu_s, "wall_s": limits.wall_s}
             entry["description"] = (entry.get("description", "") + f" (limits: {note})").strip()
         data["tests"].append(entry)
-    withheld = suite.withheld_points + sum(t.points for t in suite.tests if t.visibility != "visible")
+    withheld = suite.withheld_points + sum(t.points for t in suite.tests if not handed_out(t))
     if withheld:
         data["withheld_points"] = withheld
     if isinstance(suite.limits.cpu_s, str) or isinstance(suite.limits.wall_s, str):
@@ -149,7 +155,7 @@ def make_handout(loaded: LoadedSuite, destination: Path) -> list[Path]:
             + "\n}\n"
         )
     for test in suite.tests:
-        if test.visibility != "visible":
+        if not handed_out(test):
             continue
         for input_name in expectations.input_names(test):
             target = fixtures / input_name

@@ -82,15 +82,15 @@ def run_checker(loaded: LoadedSuite, step: Step, answer: Any, label: str) -> tup
     except NotPlain as error:
         return Verdict.JE, f"{label}: cannot hand {source} plain data ({error})", ""
     try:
-        with _time_limit(TIME_LIMIT_S):
+        with time_limit(TIME_LIMIT_S):
             returned = function(case, given)
-    except _OverTime as error:
+    except OverTime as error:
         why = f"ran for more than {TIME_LIMIT_S:g} s on one answer"
-        return Verdict.JE, f"{label}: {_the_grader(source, why)}", _where(error)
+        return Verdict.JE, f"{label}: {_the_grader(source, why)}", where(error)
     except (Exception, SystemExit) as error:  # the author's code: every failure is a JE
         why = f"raised {type(error).__name__}: {cut(str(error), REASON_CAP)}"
-        return Verdict.JE, f"{label}: {_the_grader(source, why)}", _where(error)
-    verdict, message = _verdict_of(returned)
+        return Verdict.JE, f"{label}: {_the_grader(source, why)}", where(error)
+    verdict, message = verdict_of(returned)
     if verdict is None:
         shown = cut(repr(returned), REASON_CAP)
         why = f"returned {shown}, not (verdict, message) with verdict 'AC' or 'WA' and a str message"
@@ -100,13 +100,13 @@ def run_checker(loaded: LoadedSuite, step: Step, answer: Any, label: str) -> tup
     return verdict, f"{label}: {cut(message, MESSAGE_CAP)}", ""
 
 
-class _OverTime(BaseException):
+class OverTime(BaseException):
     """A checker still running at its time limit (not an Exception: the checker cannot catch it
     with `except Exception`)."""
 
 
 @contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
+def time_limit(seconds: float) -> Iterator[None]:
     """Stop the body after `seconds` of wall-clock time, where a signal can (in the main thread
     of a process, as `grader grade` runs); in any other thread the checker runs unbounded."""
     if threading.current_thread() is not threading.main_thread():
@@ -114,7 +114,7 @@ def _time_limit(seconds: float) -> Iterator[None]:
         return
 
     def stop(_signum: int, _frame: object) -> None:
-        raise _OverTime
+        raise OverTime
 
     previous = signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -125,7 +125,7 @@ def _time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _where(error: BaseException) -> str:
+def where(error: BaseException) -> str:
     """Where the checker failed, frame by frame (file, line, function), without its source lines:
     the details of a visible test may be shown to students, and the checker's code is hidden."""
     frames = traceback.extract_tb(error.__traceback__)[1:]  # the first frame is run_checker's
@@ -133,10 +133,10 @@ def _where(error: BaseException) -> str:
     return cut_start("\n".join(lines), TRACEBACK_CAP)
 
 
-def _verdict_of(returned: Any) -> tuple[Verdict | None, str]:
+def verdict_of(returned: Any) -> tuple[Verdict | None, str]:
     """(verdict, message) from what a checker returned, or (None, "") when it is not that.
 
-    >>> _verdict_of(("WA", "no")), _verdict_of([Verdict.AC, ""]), _verdict_of(("TLE", ""))
+    >>> verdict_of(("WA", "no")), verdict_of([Verdict.AC, ""]), verdict_of(("TLE", ""))
     ((<Verdict.WA: 'WA'>, 'no'), (<Verdict.AC: 'AC'>, ''), (None, ''))
     """
     if type(returned) not in (tuple, list) or len(returned) != 2:

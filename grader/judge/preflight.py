@@ -50,6 +50,9 @@ def static_problems(loaded: LoadedSuite, tests: list[TestSpec] | None = None) ->
                 problems.error(
                     f"input fixture of test '{test.name}' does not exist", file=loaded.fixtures / name
                 )
+        if test.interactive is not None:
+            _referee_problems(loaded, test, problems)
+            continue
         if test.transcript is not None:
             if f"{test.transcript.driver}.py" not in suite.given:
                 problems.error(
@@ -93,6 +96,23 @@ def _checker_problems(loaded: LoadedSuite, test: TestSpec, index: int, problems:
             checker_function(loaded, source)
         except SuiteError as error:
             problems.error(f"{key}: {error}", file=loaded.path, line=line)
+
+
+def _referee_problems(loaded: LoadedSuite, test: TestSpec, problems: Diagnostics) -> None:
+    """An interactive test's driver is a given file and its referee a function of the fixtures."""
+    assert test.interactive is not None
+    index = loaded.suite.tests.index(test)
+    key = f"tests.{test.name}.interactive"
+    if f"{test.interactive.driver}.py" not in loaded.suite.given:
+        line = loaded.line_of("tests", index, "interactive", "driver")
+        problems.error(
+            f"{key}.driver: '{test.interactive.driver}' is not a given file", file=loaded.path, line=line
+        )
+    try:
+        checker_function(loaded, test.interactive.referee, what="referee")
+    except SuiteError as error:
+        line = loaded.line_of("tests", index, "interactive", "referee")
+        problems.error(f"{key}.referee: {error}", file=loaded.path, line=line)
 
 
 def expectation_problems(loaded: LoadedSuite, tests: list[TestSpec]) -> Diagnostics:

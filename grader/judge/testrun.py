@@ -34,6 +34,7 @@ from grader.judge.judgement import (
     step_label,
     while_running,
 )
+from grader.judge.live import GameRun, play
 from grader.judge.verdicts import Verdict
 from grader.run import received
 from grader.run.box.protocol import HelperCode, StepOutcome
@@ -64,7 +65,7 @@ class ProgramRun(TypedDict):
     stdout: bytes
 
 
-Observed: TypeAlias = list[StepOutcome] | ProgramRun
+Observed: TypeAlias = list[StepOutcome] | ProgramRun | GameRun
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class TestRun:
     outcome: RunOutcome | None  # None: it never started (the submission does not compile)
     observed: Observed | None = None  # what it did, when it ran to the end
     stopped: Judgement | None = None  # else the verdict that ended it (CE, a limit, a crash)
+    played: Judgement | None = None  # an interactive test's verdict when AC (its game record)
 
 
 def _scratch_root() -> Path:
@@ -203,6 +205,11 @@ class Grader:
         try:
             if test.transcript is not None:
                 return self._run_transcript(test, limits, helpers)
+            if test.interactive is not None:
+                judgement, outcome, game = play(self.server, self.loaded, test.interactive, limits, helpers)
+                if judgement.verdict is Verdict.AC:
+                    return TestRun(outcome, observed=game, played=judgement)
+                return TestRun(outcome, stopped=judgement)
             if test.game is not None:
                 return self._run_games(test, limits, helpers)
             return self._run_calls(test, limits, helpers)
@@ -260,15 +267,19 @@ class Grader:
         run = self.run_test(test, swapped)
         if run.stopped is not None:
             return run.stopped, run
+        if run.played is not None:
+            return run.played, run
         if test.game is not None:
             return Judgement(Verdict.AC), run
         if test.transcript is not None:
             assert isinstance(run.observed, dict) and run.outcome is not None
+            exit_code = run.observed.get("exit", 0)
+            assert isinstance(exit_code, int)
             expected_text, expected_exit = expectations.load_transcript(self.loaded, test)
             text = run.outcome.stdout.decode("utf-8", "replace")
             judged = judge_transcript(
                 text,
-                run.observed["exit"],
+                exit_code,
                 expected_text,
                 expected_exit,
                 test.normalize or self.suite.normalize,

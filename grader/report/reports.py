@@ -170,11 +170,13 @@ def cost_json(report: GradeReport) -> dict[str, float]:
 
 
 def test_output(result: TestResult, import_failure: TestResult | None) -> str:
-    """A test's text in results.json: what went wrong (or the advice of a pass); a test stopped
-    by the import failure stated at the top says only that."""
+    """A test's text in results.json: what went wrong (or the advice of a pass; an interactive
+    test's game record, passed too); a test stopped by the import failure stated at the top says
+    only that."""
     if import_failure is not None:
         return SEE_ABOVE
-    return failure_text(result) if not result.passed or result.message else ""
+    shown = not result.passed or result.message or (result.kind == "interactive" and result.details)
+    return failure_text(result) if shown else ""
 
 
 def results_json(report: GradeReport) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from grader.run.box.protocol import (
 )
 from grader.run.cgroup import SlotGroups, TestCgroup
 from grader.run.channel import Channel, ServerFault, ServerStartError
+from grader.run.exchange import Exchange
 from grader.run.sandbox import BOX, bwrap_prefix, copy_box, interpreter, promise
 from grader.run.watchdog import ANSWER_TIMEOUT_S, BoundaryShort, RunOutcome, Test
 from grader.sandboxes import Confinement
@@ -249,6 +250,18 @@ class ForkServer:
             request["helpers"] = helpers
         return self._run(request, limits)
 
+    def run_interactive(
+        self, driver: str, argv: list[str], exchange: Exchange, limits: Limits, helpers: list[HelperCode]
+    ) -> RunOutcome:
+        """Run a driver whose stdin and stdout are `exchange`'s: its referee plays it, turn by
+        turn, under `limits` (`grader.run.exchange`); never raises for anything the test does."""
+        request = DriverRequest(
+            kind="interactive", driver=driver, argv=argv, limits=_wire(limits), env=self.suite_env, stdin=None
+        )
+        if helpers:
+            request["helpers"] = helpers
+        return self._run(request, limits, exchange)
+
     def sweep_shared_folders(self) -> None:
         """At the container level: remove what the slot's earlier tests left in the host's
         world-writable folders (`shared_folders`); BoundaryShort if something stays."""
@@ -258,11 +271,11 @@ class ForkServer:
         if stayed:
             raise BoundaryShort(f"what an earlier test left could not be removed ({stayed[0]})")
 
-    def _run(self, request: Request, limits: Limits) -> RunOutcome:
+    def _run(self, request: Request, limits: Limits, exchange: Exchange | None = None) -> RunOutcome:
         if self.process is None or self.process.poll() is not None:
             self.stop()
             self.start()
-        outcome = RunOutcome(limits=limits)
+        outcome = RunOutcome(limits=limits, exchange=exchange)
         try:
             self.sweep_shared_folders()
             Test(self, request, limits, outcome).run()

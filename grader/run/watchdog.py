@@ -19,9 +19,10 @@ from typing import Any, Literal, Protocol, TypeAlias
 from grader.run import boundary, procfs
 from grader.run.asleep import SleepWatch
 from grader.run.boundary import Boundary, Promise
-from grader.run.box.protocol import GO, RESULT_CAP_BYTES, Done, Request
+from grader.run.box.protocol import GO, RESULT_CAP_BYTES, TALK_SUFFIXES, Done, Request
 from grader.run.cgroup import SlotGroups, TestCgroup
 from grader.run.channel import Channel, ServerFault
+from grader.run.exchange import Exchange
 from grader.run.received import decode_result
 from grader.suite.limits import Limits
 
@@ -31,7 +32,7 @@ STDERR_CAP_BYTES = 64 * 1024
 ANSWER_TIMEOUT_S = 10.0
 AFTER_KILL_TIMEOUT_S = 10.0
 MEMORY_BACKSTOP = (1.25, 32 * 1024 * 1024)  # the kernel's hard limit: limit x 1.25 + 32 MB
-KillReason: TypeAlias = Literal["cpu", "wall", "memory", "output", "processes", "asleep"]
+KillReason: TypeAlias = Literal["cpu", "wall", "memory", "output", "processes", "asleep", "referee"]
 
 
 def counts_work(request: Request) -> bool:
@@ -63,6 +64,7 @@ class RunOutcome:
     limits: Limits = field(default_factory=Limits)
     asleep_s: float = 0.0  # the longest the test was seen asleep (grader.run.asleep)
     napped: bool = False  # asleep by the nap rule: mostly not runnable, little CPU
+    exchange: Exchange | None = None  # an interactive test's game with its referee
 
 
 class Server(Protocol):
@@ -102,6 +104,7 @@ class Test:
         self.err_fd: int | None = None
         self.number = 0
         self.baseline_kb = 0
+        self.exchange = outcome.exchange
 
     def run(self) -> None:
         server = self.server
@@ -113,10 +116,16 @@ class Test:
             if started["confined"]:
                 raise BoundaryShort(f"the test could not confine itself: {started['confined']}")
             self._enclose()
+            if self.exchange is not None:
+                self.exchange.open(server.io_dir, self.number)
             server.send(GO)
             done = self._watch(time.monotonic())
             self._collect(done)
+            if self.exchange is not None and self.outcome.killed_for is None:
+                self.exchange.finish()  # a test stopped by a limit: its verdict is the limit's
         finally:
+            if self.exchange is not None:
+                self.exchange.close()
             if self.cgroup is not None and self.outcome.exit_code is None:
                 server.end_later(self.cgroup)  # it answered and was exiting (or a fault)
             elif self.cgroup is not None:
@@ -202,7 +211,7 @@ class Test:
         threads = cgroup.threads if cgroup is not None else lambda: procfs.threads(tree)
         moment = time.monotonic()
         asleep = sleep.asleep(moment, cpu, threads)
-        self.outcome.asleep_s = round(sleep.longest_s, 3)
+        self.outcome.asleep_s = max(self.outcome.asleep_s, round(sleep.longest_s, 3))
         self.outcome.napped = sleep.napped
         if asleep:
             return "asleep"
@@ -221,7 +230,19 @@ class Test:
         while True:
             elapsed = time.monotonic() - started
             interval = next(step for until, step in SAMPLE_INTERVALS_S if elapsed < until)
-            done = channel.done(time.monotonic() + interval)
+            exchange = self.exchange
+            if exchange is None:
+                done = channel.done(time.monotonic() + interval)
+            else:  # the referee's turns are neither the test's wall time nor its sleep
+                done = exchange.wait(channel, time.monotonic() + interval)
+                started, exchange.paused_s = started + exchange.paused_s, 0.0
+                if exchange.answered:
+                    self.outcome.asleep_s = max(self.outcome.asleep_s, round(sleep.longest_s, 3))
+                    sleep, exchange.answered = SleepWatch(time.monotonic()), False
+                if exchange.stop is not None and deadline is None and done is None:
+                    self.outcome.killed_for = "output" if exchange.stop == "output" else "referee"
+                    self._kill()
+                    deadline = time.monotonic() + AFTER_KILL_TIMEOUT_S
             if done is not None:
                 if done["test"] != self.number:
                     raise ServerFault("the fork server answered out of turn")
@@ -233,6 +254,8 @@ class Test:
                 continue
             reason = self._sample(started, sleep)
             if reason is not None:
+                if self.exchange is not None:  # the game ends with the test: no more turns
+                    self.exchange.stop = self.exchange.stop or "limit"
                 self.outcome.killed_for = reason
                 self._kill()
                 deadline = time.monotonic() + AFTER_KILL_TIMEOUT_S
@@ -294,7 +317,7 @@ class Test:
                 os.close(fd)
         if self.number:
             base = self.server.io_dir / str(self.number)
-            for suffix in (".out", ".err"):
+            for suffix in (".out", ".err", *TALK_SUFFIXES):
                 with contextlib.suppress(OSError):
                     base.with_suffix(suffix).unlink()
             shutil.rmtree(base.with_suffix(".d"), ignore_errors=True)

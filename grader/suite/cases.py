@@ -80,22 +80,23 @@ def generated(loaded: LoadedSuite, source: str) -> list[Any]:
     return list(found)
 
 
-def checker_function(loaded: LoadedSuite, source: str) -> Callable[..., Any]:
-    """The checker `source` (MODULE:FUNCTION, a function of fixtures/NAME/MODULE.py), loaded in
-    the grader (never in the test process); a SuiteError saying what is missing."""
+def checker_function(loaded: LoadedSuite, source: str, what: str = "checker") -> Callable[..., Any]:
+    """The checker (or referee: `what`) `source` (MODULE:FUNCTION, a function of
+    fixtures/NAME/MODULE.py), loaded in the grader (never in the test process); a SuiteError
+    saying what is missing."""
     where, _, name = source.partition(":")
     path = loaded.exercise.generator(where)
     if not path.is_file():
-        raise SuiteError(f"checker '{source}': there is no {path}")
+        raise SuiteError(f"{what} '{source}': there is no {path}")
     try:
         module = _module(path)
     except Exception as error:  # the author's module, run as it is loaded: any error is theirs
         raise SuiteError(
-            f"checker '{source}': {path} does not load: {type(error).__name__}: {error}"
+            f"{what} '{source}': {path} does not load: {type(error).__name__}: {error}"
         ) from error
     function = getattr(module, name, None)
     if not callable(function):
-        raise SuiteError(f"checker '{source}': {path} has no function '{name}'")
+        raise SuiteError(f"{what} '{source}': {path} has no function '{name}'")
     return cast(Callable[..., Any], function)
 
 
@@ -135,7 +136,10 @@ def checked_steps(found: list[Any], source: str) -> list[Step]:
 
 
 def steps_of(test: TestSpec, loaded: LoadedSuite) -> list[Step]:
-    """The steps a call test runs, with `cases`/`cases_from`/`steps_from` expanded."""
+    """The steps a call test runs, with `cases`/`cases_from`/`steps_from` expanded (none for a
+    transcript or an interactive test)."""
+    if test.transcript is not None or test.interactive is not None:
+        return []
     key = (str(loaded.path), test.name, test.model_dump_json())
     if key in _steps_cache:
         return _steps_cache[key]

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from grader.sandboxes import SandboxChoice
 from grader.suite.fields import CheckerName, check_regex
 from grader.suite.gamespec import GameSpec
+from grader.suite.interactive import Interactive
 from grader.suite.limits import WALL_NOTE, LimitSpec
 from grader.suite.model import LocatedError, Strict
 from grader.suite.questions import Question, question_problem
@@ -147,6 +148,7 @@ class TestSpec(Strict):
     steps_from: str | None = None
     checker: CheckerName = None  # MODULE:FUNCTION judging each case's answer (docs/suites.md)
     transcript: Transcript | None = None
+    interactive: Interactive | None = None  # played live by a referee (grader/suite/interactive.py)
     game: GameSpec | None = None  # whole games by calls against a trusted referee (suite/games.py)
     normalize: Normalize | None = None
     reference_helpers: dict[str, str] = Field(
@@ -163,12 +165,13 @@ class TestSpec(Strict):
             self.call is not None,
             self.steps is not None or self.steps_from is not None,
             self.transcript is not None,
+            self.interactive is not None,
             self.game is not None,
         ]
         if sum(kinds) != 1:
             raise ValueError(
                 "a test is exactly one of: 'call' with 'cases'/'cases_from', "
-                "'steps'/'steps_from', 'transcript' or 'game'"
+                "'steps'/'steps_from', 'transcript', 'interactive' or 'game'"
             )
         if self.call is not None and (self.cases is None) == (self.cases_from is None):
             raise ValueError("'call' needs exactly one of 'cases' or 'cases_from'")
@@ -193,8 +196,10 @@ class TestSpec(Strict):
         return self
 
     @property
-    def kind(self) -> Literal["call", "transcript", "game"]:
-        return "transcript" if self.transcript is not None else "game" if self.game is not None else "call"
+    def kind(self) -> Literal["call", "transcript", "interactive", "game"]:
+        if self.transcript is not None:
+            return "transcript"
+        return "interactive" if self.interactive else "game" if self.game is not None else "call"
 
 
 class Suite(Strict):

@@ -1,11 +1,11 @@
 """The box: the fork-server side of the boundary, everything that runs inside the sandbox.
 
 Every module here is standard library only and runs, inside bubblewrap or not, as the fork server
-(`worker.py`, `python -I -S worker.py CONFIG`, with `channels.py`) and the test processes it
-forks (`testprocess.py`, with `confine.py`, `counting.py`, `plain.py`, `swap.py`, `streams.py`),
-or as the launcher of `grader run --submission` (`launch.py`). `protocol.py` is both protocols
-(the parent and the fork server, the fork server and each test), every message, byte and size
-named once.
+(`worker.py`, `python -I -S worker.py CONFIG`, with `channels.py` and `talk.py`) and the test
+processes it forks (`testprocess.py`, with `confine.py`, `counting.py`, `plain.py`, `swap.py`,
+`streams.py`), or as the launcher of `grader run --submission` (`launch.py`). `protocol.py` is both
+protocols (the parent and the fork server, the fork server and each test), every message, byte and
+size named once.
 
 How the box is carried and imported (what stays true when this folder is copied alone):
 

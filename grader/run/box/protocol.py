@@ -20,6 +20,7 @@ The parent and the fork server, on the fork server's stdin/stdout, one JSON obje
 The fork server and one test process, on the test's pipes (`worker.Server`, `testprocess`):
 
     ready pipe  <- READY          the test did all it can before its request (confine_ahead)
+    (an interactive test: stdin and stdout are named pipes IO/N.stdin, IO/N.stdout, `talk.py`)
     request     -> frame(request) LENGTH_DIGITS decimal digits, a newline, the request's JSON
     ready pipe  <- CONFINED       the request applied, every other descriptor closed; or
                 <- REFUSED + why  at most REASON_CAP bytes of why; the test ends, nothing ran
@@ -60,6 +61,10 @@ LENGTH_HEADER_BYTES = LENGTH_DIGITS + 1  # the digits and a newline
 REPORT_STUDENT = "student"
 REPORT_ERROR = "error"
 REPORT_LINE_CAP = 4096
+# An interactive test's stdin and stdout: named pipes IO/N.stdin and IO/N.stdout that the fork
+# server makes and opens for the test before it is forked; the parent opens their other ends
+# once the test has started, and removes the names.
+TALK_SUFFIXES = (".stdin", ".stdout")
 
 
 def frame(request: bytes) -> bytes:
@@ -148,7 +153,8 @@ class CallRequest(TypedDict):
 
 
 class DriverRequest(TypedDict):
-    kind: Literal["transcript"]
+    kind: Literal["transcript", "interactive"]  # interactive: stdin and stdout are the parent's
+    #                                             pipes (TALK_SUFFIXES), its referee on the other end
     driver: str
     argv: list[str]
     limits: RequestLimits

@@ -268,10 +268,11 @@ def confine_ahead(config: ServerConfig, work_dir: str, namespaces: bool) -> str:
     return work_dir
 
 
-def apply_request(request: Request, out_fd: int, err_fd: int) -> None:
-    """What the request decides, all within the test's own reach: stdin, output, limits."""
+def apply_request(request: Request, out_fd: int, err_fd: int, in_fd: int | None = None) -> None:
+    """What the request decides, all within the test's own reach: stdin (`in_fd`, the pipe of an
+    interactive test, else its file), output, limits."""
     limits = request["limits"]
-    stdin_fd = os.open(request["stdin"] or os.devnull, os.O_RDONLY)
+    stdin_fd = in_fd if in_fd is not None else os.open(request["stdin"] or os.devnull, os.O_RDONLY)
     os.dup2(stdin_fd, 0)
     os.dup2(out_fd, 1)
     os.dup2(err_fd, 2)
@@ -292,6 +293,7 @@ def test_process(
     ready_fd: int,
     work_dir: str,
     namespaces: bool,
+    in_fd: int | None = None,
 ) -> None:
     """Runs as the test: confine, wait for the request, say so, wait for TEST_GO, run, send back.
 
@@ -310,7 +312,7 @@ def test_process(
         request = read_request(request_fd)
         if failed:
             raise confine.ConfineError(1, failed)
-        apply_request(request, out_fd, err_fd)
+        apply_request(request, out_fd, err_fd, in_fd)
         keep_only({result_fd, request_fd, ready_fd})
     except BaseException as error:
         with contextlib.suppress(BaseException):

@@ -12,7 +12,8 @@ while the current one runs: each test waits, in a pipe read, for its request. Wi
 the test is the first process (pid 1) of its own pid namespace, so everything it starts dies
 with it; its parent, outside the namespace and out of its reach, reports its exit status.
 The test's stdout and stderr are files `IO/N.out`, `IO/N.err`, opened here and hidden from the
-test by an empty mount. The fork server is not dumpable, so even a process of the same user
+test by an empty mount (an interactive test's are named pipes to the parent: `talk.py`).
+The fork server is not dumpable, so even a process of the same user
 outside the namespace could not read its memory or descriptors.
 """
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from grader.run.box import confine, protocol
     from grader.run.box.channels import read_confined, read_line, send, write_all
     from grader.run.box.protocol import Done, Ready, ServerConfig, Started
+    from grader.run.box.talk import asked, open_talk
     from grader.run.box.testprocess import keep_only, test_process
 else:  # an entry script of the box: its folder first on sys.path, then its siblings (__init__.py)
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
@@ -39,6 +41,7 @@ else:  # an entry script of the box: its folder first on sys.path, then its sibl
     import protocol
     from channels import read_confined, read_line, send, write_all
     from protocol import Done, Ready, Started
+    from talk import asked, open_talk
     from testprocess import keep_only, test_process
 
 DRAIN_AFTER_EXIT_S = 2.0
@@ -75,9 +78,11 @@ class Prepared:
         report_fd: int | None,
         ready_fd: int,
         scratch: tuple[int, int],
+        interactive: bool = False,
     ) -> None:
         self.number = number
         self.scratch = scratch  # the /tmp it got: (bytes, files)
+        self.interactive = interactive  # its stdin and stdout are the parent's pipes (talk.py)
         self.ready_fd = ready_fd
         self.waited = waited  # the process reporting the test's exit, or the test itself
         self.request_fd = request_fd
@@ -94,6 +99,7 @@ class Server:
         self.why = "" if self.namespaces else "namespaces were not asked for"
         self.ahead: Prepared | None = None
         self.scratch = confine.DEFAULT_SCRATCH  # what the next prepared test's /tmp holds
+        self.interactive = False  # whether the next prepared test talks with the parent
 
     # -- preparing a test
 
@@ -104,13 +110,17 @@ class Server:
 
     def launch(self) -> Prepared:
         """Fork the next test's processes; with namespaces, `finish` collects what they report."""
-        scratch = self.scratch
+        scratch, interactive = self.scratch, self.interactive
         self.counter += 1
         number = self.counter
         base = os.path.join(self.io_dir, str(number))
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         out_fd = os.open(base + ".out", flags, 0o600)
         err_fd = os.open(base + ".err", flags, 0o600)
+        in_fd = None
+        if interactive:  # stdout becomes the pipe; the .out file stays, empty
+            os.close(out_fd)
+            in_fd, out_fd = open_talk(base)
         work_dir = base + ".d"
         if not self.namespaces:
             os.mkdir(work_dir, 0o700)
@@ -122,16 +132,18 @@ class Server:
         ready_r, ready_w = os.pipe()
         for fd in (request_w, result_r, report_r, ready_r):
             os.set_inheritable(fd, False)
-        child_fds = {request_r, result_w, report_w, out_fd, err_fd, ready_w}
+        child_fds = {request_r, result_w, report_w, out_fd, err_fd, ready_w, *([in_fd] if in_fd else [])}
         pid = os.fork()
         if pid == 0:
             try:
                 keep_only(child_fds)
                 if self.namespaces:
-                    self._enter(request_r, result_w, report_w, out_fd, err_fd, ready_w, scratch)
+                    self._enter(request_r, result_w, report_w, out_fd, err_fd, ready_w, scratch, in_fd)
                 else:
                     os.close(report_w)
-                    test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w, work_dir, False)
+                    test_process(
+                        self.config, request_r, result_w, out_fd, err_fd, ready_w, work_dir, False, in_fd
+                    )
             except BaseException as error:
                 with contextlib.suppress(BaseException):
                     os.write(report_w, f"{protocol.REPORT_ERROR} {error}\n".encode())
@@ -141,8 +153,8 @@ class Server:
             os.close(fd)
         if not self.namespaces:
             os.close(report_r)
-            return Prepared(number, pid, request_w, result_r, None, ready_r, scratch)
-        return Prepared(number, pid, request_w, result_r, report_r, ready_r, scratch)
+            return Prepared(number, pid, request_w, result_r, None, ready_r, scratch, interactive)
+        return Prepared(number, pid, request_w, result_r, report_r, ready_r, scratch, interactive)
 
     def finish(self, prepared: Prepared) -> Prepared | None:
         """The launched test once it waits for its request, or None if the namespaces failed."""
@@ -169,6 +181,7 @@ class Server:
         err_fd: int,
         ready_w: int,
         scratch: tuple[int, int],
+        in_fd: int | None,
     ) -> None:
         """In the first child: enter the namespaces, seal the file system, fork the test, report.
 
@@ -182,8 +195,8 @@ class Server:
         if student == 0:
             os.close(report_w)
             confine.private_proc(self.config["sandboxed"])
-            test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w, "/tmp", True)
-        for fd in (request_r, result_w, out_fd, err_fd, ready_w):
+            test_process(self.config, request_r, result_w, out_fd, err_fd, ready_w, "/tmp", True, in_fd)
+        for fd in (request_r, result_w, out_fd, err_fd, ready_w, *([in_fd] if in_fd else [])):
             os.close(fd)
         os.write(report_w, f"{protocol.REPORT_STUDENT} {student}\n".encode())
         report_exit(student, report_w)
@@ -325,23 +338,16 @@ class Server:
         while request := control_in.readline():
             reap_orphans()
             self.ahead = None
-            wanted = _scratch_of(request)
-            if self.namespaces and wanted is not None and wanted != prepared.scratch:
-                self.discard(prepared)  # its /tmp has other limits: a fresh one gets these
-                self.scratch = wanted
+            wanted, talks = asked(request)
+            if (self.namespaces and wanted is not None and wanted != prepared.scratch) or (
+                talks != prepared.interactive
+            ):
+                self.discard(prepared)  # its /tmp or its stdin/stdout differ: a fresh one
+                self.scratch, self.interactive = wanted or self.scratch, talks
                 prepared = self.prepare()
             self.run(prepared, request, control_in, control_out)
             launched = self.ahead
             prepared = (self.finish(launched) if launched else None) or self.prepare()
-
-
-def _scratch_of(request: bytes) -> tuple[int, int] | None:
-    """The scratch limits (bytes, files) a request asks for (the parent's own message)."""
-    try:
-        limits = json.loads(request)["limits"]
-        return int(limits["scratch_bytes"]), int(limits["scratch_files"])
-    except (ValueError, KeyError, TypeError):
-        return None
 
 
 def reap_orphans() -> None:

@@ -134,5 +134,5 @@ def test_a_game_test_is_one_kind_only(project: Path) -> None:
     for part in ("exercises", "reference", "fixtures"):
         (project / part / "toy").mkdir(parents=True, exist_ok=True)
     (project / "fixtures" / "toy" / "suite.yaml").write_text(SUITE + "    call: toy.take\n    cases: [[1]]\n")
-    with pytest.raises(SuiteError, match="'transcript' or 'game'"):
+    with pytest.raises(SuiteError, match="'interactive' or 'game'"):
         load_suite("toy")

@@ -87,6 +87,26 @@ BROKEN = {
         VALID.replace("tests:", "questions: [{id: q1}, {id: q1}]\ntests:"),
         "two questions are named 'q1'",
     ),
+    "referee-not-module-function": (
+        VALID.replace(
+            "    call: toy.answer\n    cases: [[1]]\n", "    interactive: {driver: duel, referee: judge}\n"
+        ),
+        ":5: tests.0.interactive.referee: expected MODULE:FUNCTION",
+    ),
+    "interactive-and-transcript": (
+        VALID.replace(
+            "    call: toy.answer\n    cases: [[1]]\n",
+            "    interactive: {driver: duel, referee: 'r:f'}\n    transcript: {driver: d, expected: e.txt}\n",
+        ),
+        "a test is exactly one of",
+    ),
+    "interactive-unknown-key": (
+        VALID.replace(
+            "    call: toy.answer\n    cases: [[1]]\n",
+            "    interactive: {driver: duel, referee: 'r:f', stdin: x.txt}\n",
+        ),
+        "tests.0.interactive.stdin: unknown key",
+    ),
     "helper-own-question": (
         VALID + "  - name: other\n    call: toy.other\n    cases: [[2]]\n"
         "    reference_helpers: {toy.answer: other}\n",
@@ -167,6 +187,14 @@ def _toy_project(root: Path, tests: str) -> None:
         (
             "  - name: a\n    transcript: {driver: main, expected: a.out}\n",
             "tests.a.transcript.driver: 'main' is not a given file",
+        ),
+        (
+            "  - name: a\n    interactive: {driver: main, referee: 'referees:game'}\n",
+            "tests.a.interactive.driver: 'main' is not a given file",
+        ),
+        (
+            "  - name: a\n    interactive: {driver: main, referee: 'referees:game'}\n",
+            "tests.a.interactive.referee: referee 'referees:game': there is no ",
         ),
         (
             "  - name: a\n    call: toy.answer\n    cases_from: nowhere:cases\n",
