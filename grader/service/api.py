@@ -26,6 +26,7 @@ from grader.service.course import Course
 from grader.service.models import Submission
 from grader.service.people import user_of_token
 from grader.service.policy import view
+from grader.service.queue_place import place_of
 from grader.service.release_seen import note_texts_read
 from grader.service.setup import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES
 from grader.service.storage import UploadError, UploadTooLarge
@@ -165,6 +166,7 @@ def submission(request: HttpRequest, ident: str) -> HttpResponse:
         return error("no such submission", 404)
     note_texts_read(assignment, user, sub, jobs.now())
     body: dict[str, Any] = view(sub, assignment, user, jobs.now())
+    body["queue"] = place_of(sub, jobs.now())
     return JsonResponse(body)
 
 

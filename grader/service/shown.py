@@ -16,6 +16,7 @@ from grader.service.course import Assignment, Course, suite_of
 from grader.service.dates import human
 from grader.service.models import Submission
 from grader.service.policy import NOTHING, counted, due_for, final_score, hidden_seen, redact, view
+from grader.service.queue_place import place_of
 from grader.suite.load import load_suite
 
 # How results.json's top-level output starts when the submission did not import (headline.py).
@@ -75,6 +76,7 @@ def submission_view(
         "questions": questions,
         "hidden_max": hidden_max,
         "nothing_ran": str(results.get("output", "")).startswith(NOTHING_RAN),
+        "queue": place_of(sub, now),
     }
 
 

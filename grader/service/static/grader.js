@@ -10,6 +10,8 @@
         const data = await reply.json();
         document.getElementById("status").textContent = data.status;
         document.getElementById("progress").textContent = data.progress || "";
+        const place = document.getElementById("queue-place");
+        if (place) place.textContent = data.queue ? "(" + data.queue.text + ")" : "";
         if (data.status === "graded" || data.status === "error") {
           const page = await fetch(location.pathname, {credentials: "same-origin"});
           const fresh = new DOMParser().parseFromString(await page.text(), "text/html");

@@ -142,6 +142,16 @@ def served_scenario(course_path: str) -> None:
     )
     student = Client()
     student.force_login(User.objects.get(username="s0"))
+    from grader.service.queue_place import place_of
+
+    places = {}
+    for sub in Submission.objects.filter(id__in=predicted):
+        place = place_of(sub, jobs.now())
+        places[sub.id] = None if place is None else place["position"]
+    mine = Submission.objects.filter(user__username="s0").order_by("-number").first()
+    assert mine is not None
+    shown = student.get(f"/submissions/{mine.id}").content.decode()
+    said = re.search(r'<span id="queue-place">\((.*?)\)</span>', shown)
     claimed = []
     while (job := jobs.claim("worker")) is not None:
         claimed.append(job.id)
@@ -152,6 +162,9 @@ def served_scenario(course_path: str) -> None:
                 "page": rows,
                 "claimed": claimed,
                 "student": student.get("/instructor/").status_code,
+                "places": places,
+                "said": said.group(1) if said else None,
+                "mine": mine.id,
                 "logins": {sub.id: sub.user.username for sub in Submission.objects.select_related("user")},
             }
         )
@@ -198,3 +211,7 @@ def test_the_queue_page_lists_jobs_in_the_order_workers_claim_them(tmp_path: Pat
     # regrades, s2's first (s0, s1 and s3 were just served an upload).
     assert logins == ["s3", "s1", "s0", "s3", "s3", "s2", "s0", "s1", "s2", "s0", "s2"], logins
     assert outcome["student"] == 403
+    # each waiting submission knows its place: where the workers then really took it
+    assert outcome["places"] == {ident: index + 1 for index, ident in enumerate(outcome["claimed"])}
+    position = outcome["claimed"].index(outcome["mine"]) + 1
+    assert outcome["said"] is not None and outcome["said"].startswith(f"number {position} in the queue")
