@@ -79,15 +79,16 @@ class LmsGrade:
     name: str
     email: str
     score: float
+    section: str = ""  # Canvas's Section column (the roster's `section`)
 
 
 def lms_csv(lms: str, assignment: str, max_score: float, grades: list[LmsGrade]) -> str:
     """`grades` as `lms` ("canvas" or "moodle") imports them: one assignment column.
 
-    >>> print(lms_csv("canvas", "bitgrid-1", 19, [LmsGrade("ada", "Ada L", "", 17.5)]), end="")
+    >>> print(lms_csv("canvas", "bitgrid-1", 19, [LmsGrade("ada", "Ada L", "", 17.5, "B")]), end="")
     Student,ID,SIS User ID,SIS Login ID,Section,bitgrid-1
     Points Possible,,,,,19
-    Ada L,,,ada,,17.5
+    Ada L,,,ada,B,17.5
     >>> print(lms_csv("moodle", "bitgrid-1", 19, [LmsGrade("ada", "", "a@x.org", 0)]), end="")
     Username,Email address,bitgrid-1
     ada,a@x.org,0
@@ -100,7 +101,14 @@ def lms_csv(lms: str, assignment: str, max_score: float, grades: list[LmsGrade])
         writer.writerow([CANVAS_POINTS_POSSIBLE, "", "", "", "", number(max_score)])
         for grade in grades:
             writer.writerow(
-                [csv_cell(grade.name or grade.login), "", "", csv_cell(grade.login), "", number(grade.score)]
+                [
+                    csv_cell(grade.name or grade.login),
+                    "",
+                    "",
+                    csv_cell(grade.login),
+                    csv_cell(grade.section),
+                    number(grade.score),
+                ]
             )
     elif lms == "moodle":
         writer.writerow([*MOODLE_IDENTITY, column])

@@ -305,6 +305,7 @@ def lms_grades_csv(course: Course, assignment: Assignment, lms: str) -> str:
                 name=row.name,
                 email=person.email if person is not None else "",
                 score=(row.final_score or 0.0) if row.counted_id else 0.0,
+                section=row.section,
             )
         )
     return lms_csv(lms, assignment.name, max_score, grades)

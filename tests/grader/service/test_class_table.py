@@ -127,6 +127,9 @@ def test_the_table_has_sections_statuses_questions_and_attempts(
     winner_column = list(suite.question_titles()).index("grid-winner")
     carol_points = re.findall(r'<td class="num" data-value="(-?[\d.]+)">', row(page, "carol"))[-len(heads) :]
     assert float(carol_points[winner_column]) == 0 < float(re.findall(r'data-value="([\d.]+)"', bob)[-1])
+    canvas = instructor.get(f"{class_service.url}/instructor/open/grades.csv?format=canvas", timeout=30)
+    sections = {line.split(",")[3]: line.split(",")[4] for line in canvas.text.splitlines()[2:]}
+    assert sections["bob"] == "A1" and sections["erin"] == "B3"  # Canvas's Section column
 
 
 def test_student_and_failure_texts_are_inert_in_the_table_statistics_and_svg(
