@@ -16,6 +16,10 @@ from grader.cli import main
 from grader.commands import EXIT_USAGE
 from grader.commands import batch as batch_command
 from grader.exercise import project_root
+from grader.suite.load import load_suite
+
+BITGRID_POINTS = load_suite("bitgrid").suite.total_points  # every test's, hidden ones too
+
 
 SAMPLES = project_root() / "samples" / "bitgrid"
 
@@ -38,9 +42,9 @@ def test_batch_writes_results_csv_and_summary(small_class: Path, tmp_path: Path)
     assert lines[0].startswith("student,status,score,max_score,position,")
     rows = {line.split(",")[0]: line.split(",") for line in lines[1:]}
     assert set(rows) == students
-    assert rows["alice"][2] == rows["alice"][3] == "19"
+    assert rows["alice"][2] == rows["alice"][3] == f"{BITGRID_POINTS:g}"
     assert rows["erin"][1:3] == ["not-submitted-files", "0"]
-    assert rows["carol"][1:3] == ["graded", "16"]
+    assert rows["carol"][1:3] == ["graded", f"{BITGRID_POINTS - 3:g}"]  # her bug costs 3 points
     html = (out / "summary.html").read_text()
     assert "<svg" in html and "bob, frank" in html
 

@@ -15,9 +15,13 @@ import pytest
 pytest.importorskip("pylti1p3")
 pytest.importorskip("lti1p3platform")
 
+from grader.suite.load import load_suite
 from tests.grader.service.conftest import COURSE, REFERENCE, WAIT_S, Service, write_course
 from tests.grader.service.lti_platform import INSTRUCTOR, LEARNER, LmsUser, Platform
 from tests.grader.service.test_browser import arrived, start_chromium
+
+BITGRID_POINTS = load_suite("bitgrid").suite.total_points  # every test's, hidden ones too
+
 
 pytestmark = pytest.mark.slow
 
@@ -73,24 +77,27 @@ def test_learner_and_instructor_launch_submit_and_the_lms_gets_the_score(
     browser.find_element(By.NAME, "files").send_keys(str(REFERENCE))
     browser.find_element(By.CSS_SELECTOR, "form[enctype] button[type=submit]").click()
     WebDriverWait(browser, WAIT_S, poll_frequency=0.2).until(lambda b: b.find_elements(By.ID, "score"))
-    assert browser.find_element(By.ID, "score").text == "19 / 19"
+    assert browser.find_element(By.ID, "score").text == f"{BITGRID_POINTS:g} / {BITGRID_POINTS:g}"
 
-    # `past` is 1 point off per minute late, at most 5: the LMS gets 14 of 19, fully graded.
+    # `past` is 1 point off per minute late, at most 5: the LMS gets all but 5, fully graded.
     first = scores_received(platform, 1)[0]
     assert first["lineitem"] == "link-past" and first["userId"] == "u-lee"
-    assert (first["scoreGiven"], first["scoreMaximum"]) == (14, 19)
+    assert (first["scoreGiven"], first["scoreMaximum"]) == (BITGRID_POINTS - 5, BITGRID_POINTS)
     assert first["gradingProgress"] == "FullyGraded" and "late penalty 5" in first["comment"]
 
     browser.delete_all_cookies()
     browser.get(f"{platform.url}/launch?user=ada&link=link-past")
     arrived(browser, lambda b: b.current_url == f"{service.url}/instructor/past")
     table = browser.find_element(By.TAG_NAME, "table").text
-    assert "Lee Learner" in table and "14" in table
+    assert "Lee Learner" in table and f"{BITGRID_POINTS - 5:g}" in table
 
     regrade = browser.find_element(By.CSS_SELECTOR, "form[action='/instructor/past/regrade'] button")
     browser.execute_script("arguments[0].form.requestSubmit(arguments[0]);", regrade)  # the page's form
+    arrived(browser, lambda b: b.find_elements(By.ID, "consequences"))  # the confirmation page
+    confirm = browser.find_element(By.CSS_SELECTOR, "form[action='/instructor/past/regrade'] button")
+    browser.execute_script("arguments[0].form.requestSubmit(arguments[0]);", confirm)
     again = scores_received(platform, 2)[1]
-    assert again["userId"] == "u-lee" and again["scoreGiven"] == 14
+    assert again["userId"] == "u-lee" and again["scoreGiven"] == BITGRID_POINTS - 5
     assert again["timestamp"] > first["timestamp"]
 
     browser.get(f"{service.url}/instructor/")
