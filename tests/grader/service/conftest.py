@@ -23,6 +23,14 @@ import requests
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "reference" / "bitgrid" / "grid.py"
 STUB = ROOT / "exercises" / "bitgrid" / "grid.py"
+# The reference asleep 1.5 s the first time a test process asks who won the empty grid: only the
+# tests of winner and count_games do (a game's moves never reach the empty grid), so a grading
+# lasts a few seconds longer, long enough to be caught in the middle.
+SLOW = REFERENCE.read_text().replace("def winner(", "def winner_fast(", 1) + (
+    "\n\n_slept = []\n\n\ndef winner(grid):\n    import time\n"
+    "    if not _slept and grid == 0:\n        _slept.append(1)\n        time.sleep(1.5)\n"
+    "    return winner_fast(grid)\n"
+)
 ROSTER = (
     "login,name,email\nalice,Alice,alice@example.org\nbob,Bob,bob@example.org\n"
     "carol,Carol,c@example.org\ndave,Dave,d@example.org\nerin,<b>Erin</b>,e@example.org\n"

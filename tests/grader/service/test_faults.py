@@ -15,6 +15,7 @@ import requests
 
 from tests.grader.service.conftest import (
     REFERENCE,
+    SLOW,
     STUB,
     WAIT_S,
     Service,
@@ -127,11 +128,6 @@ def test_service_killed_during_a_burst_grades_every_submission_once(course: Path
 # A right grid.py whose winner naps once in each test that asks it about the empty grid: the
 # tests of winner, is_full and count_games, not the moves of a game played by calls (each move a
 # test of its own, on a grid never empty), which would make every grading minutes long.
-SLOW = REFERENCE.read_text().replace("def winner(", "def winner_fast(", 1) + (
-    "\n\n_slept = []\n\n\ndef winner(grid):\n    import time\n"
-    "    if not _slept and grid == 0:\n        _slept.append(1)\n        time.sleep(1.5)\n"
-    "    return winner_fast(grid)\n"
-)
 
 
 def test_a_frozen_worker_is_replaced_and_its_job_graded_again(

@@ -12,6 +12,7 @@ import pytest
 
 from tests.grader.service.conftest import (
     REFERENCE,
+    SLOW,
     WAIT_S,
     Service,
     csrf,
@@ -23,20 +24,12 @@ from tests.grader.service.conftest import (
 pytestmark = pytest.mark.slow
 
 
-def slow_reference() -> bytes:
-    """The reference, asleep a second whenever it is imported: every test of it takes a second
-    of wall-clock time (well under the 3 s asleep rule), so its grading lasts 14 tests."""
-    source = REFERENCE.read_text()
-    head = "from __future__ import annotations\n"
-    return source.replace(head, head + "import time\ntime.sleep(1.0)\n", 1).encode()
-
-
 def test_an_upload_preempts_a_running_regrade_job(tmp_path: Path) -> None:
     course = write_course(tmp_path)
     keys = tokens(course)
     service = Service(course, workers=1).start()
     try:
-        slow = service.graded("open", [("grid.py", slow_reference())], keys["bob"])
+        slow = service.graded("open", [("grid.py", SLOW.encode())], keys["bob"])
         assert slow["status"] == "graded" and slow["score"] == slow["max_score"]
         instructor = signed_in(service.url, keys["alice"])
         page = instructor.get(f"{service.url}/instructor/open", timeout=30)
