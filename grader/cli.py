@@ -338,7 +338,7 @@ def _interrupt_behind(error: BaseException) -> KeyboardInterrupt | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; its exit status (README, "Exit status"): 0 done, 1 the grader's fault
+    """Run one command; its exit status (docs/commands.md, "Exit status"): 0 done, 1 the grader's fault
     (a bug, printed with its traceback, or a JE), 2 a usage error, 3 bad input, 4 `verify` or
     `record` found a problem, 130 after Ctrl-C, 143 after SIGTERM."""
     args = build_parser().parse_args(argv)
