@@ -54,11 +54,16 @@ def _batch_options(command: argparse.ArgumentParser) -> None:
         help="CSV with a 'submission' column (folder or .zip name); its other "
         "columns go in front of grades.csv",
     )
+    _executor_options(command)
+
+
+def _executor_options(command: argparse.ArgumentParser) -> None:
+    """Where the work runs: a batch's gradings, a tournament's games."""
     command.add_argument(
         "--executor",
         choices=["local", "dask"],
-        help="where a batch is graded: this machine's process pool (local, the "
-        "default) or a Dask cluster (dask)",
+        help="where the work runs (a batch's gradings, a tournament's games): this machine's "
+        "process pool (local, the default) or a Dask cluster (dask)",
     )
     command.add_argument(
         "--scheduler",
@@ -120,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=SANDBOX_CHOICES,
         help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)",
     )
+    _executor_options(tournament_cmd)
 
     check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
     check_cmd.add_argument("exercise")
