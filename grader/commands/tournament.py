@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from grader.batch.discover import BatchInputError, discover
-from grader.batch.tournament import crosstable, schedule, standings
+from grader.batch.tournament import move_limits, schedule, tournament_data
 from grader.cluster.gameplay import GameResult, LocalGames, tournament_of
 from grader.cluster.grading import default_jobs
 from grader.commands import EXIT_GRADER_FAILED, EXIT_OK
@@ -25,8 +25,7 @@ from grader.inert import inert_text
 from grader.report.tournament import write_tournament
 from grader.run.sandbox import SandboxUnavailable, choose
 from grader.sandboxes import SandboxChoice
-from grader.suite.limits import Limits
-from grader.suite.load import LoadedSuite, load_suite
+from grader.suite.load import load_suite
 from grader.suite.model import SuiteError
 
 
@@ -78,18 +77,9 @@ def main(
             console.print(
                 f"game {len(results)}/{len(pairings)}: {_line(result)}", markup=False, highlight=False
             )
-    table = standings(sorted(students), results)
-    data: dict[str, Any] = {
-        "exercise": loaded.name,
-        "call": tournament.call,
-        "move_cpu_s": limits.cpu_s,
-        "games_per_pair": games,
-        "sandbox": confinement,
-        "wall_s": round(time.monotonic() - started, 2),
-        "standings": [row.as_json() for row in table],
-        "crosstable": crosstable(sorted(students), results),
-        "games": sorted(results, key=lambda result: result["number"]),
-    }
+    data = tournament_data(
+        loaded, tournament, limits, games, confinement, list(students), results, time.monotonic() - started
+    )
     written = write_tournament(out or Path("tournament-out"), data)
     console.print(_standings_table(data["standings"]))
     console.print(f"written: {', '.join(str(path) for path in written)}", markup=False, highlight=False)
@@ -97,11 +87,6 @@ def main(
     for result in void:
         console.print(f"JE: game {result['number']} void: {result['void']}", markup=False, highlight=False)
     return EXIT_GRADER_FAILED if void else EXIT_OK
-
-
-def move_limits(loaded: LoadedSuite, cpu_s: float) -> Limits:
-    """The suite's limits with the tournament's CPU time per move (and its default wall clock)."""
-    return loaded.suite.limits.model_copy(update={"cpu_s": cpu_s, "wall_s": None}).resolve()
 
 
 def _line(result: GameResult) -> str:

@@ -80,6 +80,15 @@ def in_utc(moment: datetime) -> datetime | None:
     return utc if EARLIEST <= utc <= LATEST else None
 
 
+class TournamentSpec(Strict):
+    """An assignment's opt-in tournament of its students' engines (docs/service.md): `games`
+    per pair of engines, and who sees the standings: `instructors` only, or `students` too
+    (logins and records only) once the assignment's hidden results are released."""
+
+    games: Annotated[int, Field(ge=1, le=100)] = 2
+    standings: Literal["instructors", "students"] = "instructors"
+
+
 class Assignment(Strict):
     name: Annotated[str, Field(pattern=NAME_PATTERN)]
     exercise: str
@@ -97,6 +106,13 @@ class Assignment(Strict):
     counts: Literal["latest", "best"] = "latest"
     attempts: Annotated[int, Field(ge=1)] | None = None
     hidden: Literal["after_due", "never", "always"] = "after_due"
+    tournament: TournamentSpec | None = None
+
+    @field_validator("tournament", mode="before")
+    @classmethod
+    def _unsaid_is_default(cls, tournament: object) -> object:
+        """`tournament:` with no value opts in with the defaults."""
+        return {} if tournament is None else tournament
 
     @field_validator("late", mode="before")
     @classmethod
@@ -295,6 +311,20 @@ def _suite_problem(course_dir: Path, exercise: str) -> str | None:
     return None
 
 
+def _tournament_problem(course_dir: Path, exercise: str) -> str | None:
+    from grader.cluster.gameplay import tournament_of
+    from grader.suite.load import load_suite
+    from grader.suite.model import SuiteError
+
+    candidate = course_dir / exercise
+    loaded = load_suite(str(candidate) if exercise.endswith((".yaml", ".yml")) else exercise)
+    try:
+        tournament_of(loaded)
+    except SuiteError as error:
+        return f"{loaded.name} has no tournament: {error}"
+    return None
+
+
 def suite_of(course: Course, assignment: Assignment) -> str:
     """What `load_suite` takes for the assignment's exercise (a path relative to the course)."""
     if assignment.exercise.endswith((".yaml", ".yml")):
@@ -335,6 +365,11 @@ def load_course(path: Path, check_suites: bool = True) -> Course:
             if problem is not None:
                 line = line_of(node, ("assignments", index, "exercise"))
                 raise CourseError(f"{path}:{line}: assignments.{index}.exercise: {problem}")
+            if assignment.tournament is not None:
+                problem = _tournament_problem(course.folder, assignment.exercise)
+                if problem is not None:
+                    line = line_of(node, ("assignments", index, "tournament"))
+                    raise CourseError(f"{path}:{line}: assignments.{index}.tournament: {problem}")
     return course
 
 
