@@ -143,7 +143,10 @@ def pin_suites(course: Course) -> list[tuple[str, str]]:
     wrong) for those whose suite on disk differs from their pin, or whose pin is unusable."""
     from grader.service import pins
 
+    from grader.service.tournament_runs import check_tournaments
+
     fresh = pins.publish(course)
+    check_tournaments(course)
     warnings = []
     for assignment in course.spec.assignments:
         drift = pins.drift(course, assignment) if assignment.name not in fresh else None

@@ -10,11 +10,12 @@ import re
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
 
-from tests.grader.service.conftest import WAIT_S, Service, csrf, signed_in, tokens, write_course
+from tests.grader.service.conftest import WAIT_S, Service, csrf, grader, signed_in, tokens, write_course
 
 ROOT = Path(__file__).resolve().parents[3]
 ENGINE = (ROOT / "reference" / "ultimate" / "engine.py").read_bytes()
@@ -142,3 +143,73 @@ def test_an_instructor_runs_a_tournament_and_students_see_the_released_standings
         assert "img" not in shown.text and "legal move" not in shown.text  # no game record
     finally:
         service.stop()
+
+
+def test_serve_refuses_a_tournament_its_suite_has_no_referee_for(tmp_path: Path) -> None:
+    course = write_course(
+        tmp_path,
+        "title: t\nroster: roster.csv\nassignments:\n  - name: grids\n    exercise: bitgrid\n"
+        "    due: 2099-01-01T00:00:00Z\n    tournament: {games: 2}\n",
+    )
+    done = grader("serve", str(course), "--port", "0", "--sandbox", "process", timeout=60)
+    assert done.returncode == 3, done.stdout + done.stderr
+    error = done.stderr.strip().splitlines()
+    assert len(error) == 1 and error[0].startswith(f"error: {course}:7: assignments.0.tournament: ")
+    assert "bitgrid has no tournament" in error[0] and "/tmp/" not in error[0].split(": ", 2)[2]
+
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+def hostile_tournament() -> dict[str, Any]:
+    """tournament.json's data where every text a student controls is markup: a login (an LMS
+    may create one), the moves an engine named, a forfeit's reason, a void game's reason."""
+    standing = {
+        "games": 2, "wins": 1, "draws": 0, "losses": 1, "forfeits": 1, "forfeit_verdicts": {"WA": 1},
+        "points": 1.0, "rating": -1.5, "mu": 25.0, "sigma": 8.0,
+    }  # fmt: skip
+    seats = [HOSTILE, "bob"]
+    return {
+        "exercise": "ultimate",
+        "call": "engine.search(board, side, 3, engine.build_tables())",
+        "move_cpu_s": 10.0,
+        "games_per_pair": 2,
+        "sandbox": "process",
+        "wall_s": 1.0,
+        "standings": [{**standing, "student": HOSTILE}, {**standing, "student": "bob"}],
+        "crosstable": {HOSTILE: {"bob": 1.0}, "bob": {HOSTILE: 1.0}},
+        "games": [
+            {
+                "number": 0, "opening": 0, "seats": seats, "moves": [HOSTILE, "e5"], "cpu_s": [0.1, 0.2],
+                "score": 0.0, "void": None,
+                "forfeit": {"seat": 0, "verdict": "WA", "reason": HOSTILE, "ply": 2},
+            },
+            {
+                "number": 1, "opening": 0, "seats": seats[::-1], "moves": [], "cpu_s": [0.0, 0.0],
+                "score": None, "forfeit": None, "void": HOSTILE,
+            },
+        ],
+    }  # fmt: skip
+
+
+def test_whatever_a_student_controls_is_inert_on_the_pages() -> None:
+    from django.template import Context, Engine
+
+    from grader.service.setup import configure_without_course
+
+    configure_without_course()
+    from grader.service import tournament_pages
+
+    data = hostile_tournament()
+    templates = ROOT / "grader" / "service" / "templates"
+    engine = Engine(dirs=[str(templates)], autoescape=True)
+    context = {
+        "data": data,
+        "standings": tournament_pages.standings_rows(data),
+        "crosstable": tournament_pages.crosstable_rows(data),
+        "columns": [1, 2],
+        "games": tournament_pages.game_rows(data),
+    }
+    for name in ("service/tournament_tables.html", "service/tournament_games.html"):
+        page = engine.get_template(name).render(Context(context))
+        assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page, page
