@@ -142,7 +142,6 @@ def pin_suites(course: Course) -> list[tuple[str, str]]:
     """Pin the suite of every assignment served for the first time; (assignment, what is
     wrong) for those whose suite on disk differs from their pin, or whose pin is unusable."""
     from grader.service import pins
-
     from grader.service.tournament_runs import check_tournaments
 
     fresh = pins.publish(course)
