@@ -32,6 +32,7 @@ from grader.inert import inert_name, inert_text
 from grader.report.roster import read_table
 from grader.service.dates import zone_problem
 from grader.service.lti_spec import LtiSpec, private_key_problem
+from grader.service.tournament_spec import TournamentSpec, tournament_problem
 from grader.suite.load import line_of, located_message, read_yaml_file
 from grader.suite.model import LocatedError
 
@@ -78,15 +79,6 @@ def in_utc(moment: datetime) -> datetime | None:
     except OverflowError:
         return None
     return utc if EARLIEST <= utc <= LATEST else None
-
-
-class TournamentSpec(Strict):
-    """An assignment's opt-in tournament of its students' engines (docs/service.md): `games`
-    per pair of engines, and who sees the standings: `instructors` only, or `students` too
-    (logins and records only) once the assignment's hidden results are released."""
-
-    games: Annotated[int, Field(ge=1, le=100)] = 2
-    standings: Literal["instructors", "students"] = "instructors"
 
 
 class Assignment(Strict):
@@ -311,20 +303,6 @@ def _suite_problem(course_dir: Path, exercise: str) -> str | None:
     return None
 
 
-def _tournament_problem(course_dir: Path, exercise: str) -> str | None:
-    from grader.cluster.gameplay import tournament_of
-    from grader.suite.load import load_suite
-    from grader.suite.model import SuiteError
-
-    candidate = course_dir / exercise
-    loaded = load_suite(str(candidate) if exercise.endswith((".yaml", ".yml")) else exercise)
-    try:
-        tournament_of(loaded)
-    except SuiteError as error:
-        return f"{loaded.name} has no tournament: {error}"
-    return None
-
-
 def suite_of(course: Course, assignment: Assignment) -> str:
     """What `load_suite` takes for the assignment's exercise (a path relative to the course)."""
     if assignment.exercise.endswith((".yaml", ".yml")):
@@ -366,7 +344,7 @@ def load_course(path: Path, check_suites: bool = True) -> Course:
                 line = line_of(node, ("assignments", index, "exercise"))
                 raise CourseError(f"{path}:{line}: assignments.{index}.exercise: {problem}")
             if assignment.tournament is not None:
-                problem = _tournament_problem(course.folder, assignment.exercise)
+                problem = tournament_problem(course.folder, assignment.exercise)
                 if problem is not None:
                     line = line_of(node, ("assignments", index, "tournament"))
                     raise CourseError(f"{path}:{line}: assignments.{index}.tournament: {problem}")
