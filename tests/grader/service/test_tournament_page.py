@@ -32,6 +32,7 @@ SLEEPY_ILLEGAL = (
 )
 COURSE = """\
 title: Tournaments
+timezone: Europe/Paris  # the browser check (test_browser.looks_right) expects it
 roster: roster.csv
 instructors: [alice]
 assignments:
@@ -141,8 +142,31 @@ def test_an_instructor_runs_a_tournament_and_students_see_the_released_standings
         assert shown.status_code == 200 and 'id="standings"' in shown.text
         assert "carol" in shown.text and 'id="games"' not in shown.text
         assert "img" not in shown.text and "legal move" not in shown.text  # no game record
+        if shutil.which("chromium") and shutil.which("chromedriver"):
+            at_390_pixels(service, keys, tmp_path)
     finally:
         service.stop()
+
+
+def at_390_pixels(service: Service, keys: dict[str, str], folder: Path) -> None:
+    """The instructors' tournament page and the students' standings in Chromium at a phone's
+    width: no sideways scrolling of the page (the tables scroll in their frame), no serious
+    accessibility violation, an engine's markup shown as text."""
+    from selenium.webdriver.common.by import By
+
+    from tests.grader.service.test_browser import looks_right, sign_in, start_chromium
+
+    browser = start_chromium(folder / "profile")
+    try:
+        sign_in(browser, service.url, keys["alice"])
+        url = f"{service.url}/instructor/duel/tournament"
+        text = looks_right(browser, url, 390, folder / "tournament-390.png", dated=False)
+        assert HTML in text and not browser.find_elements(By.CSS_SELECTOR, "main img, main script")
+        sign_in(browser, service.url, keys["bob"])
+        url = f"{service.url}/assignments/duel/tournament"
+        assert "carol" in looks_right(browser, url, 390, folder / "standings-390.png", dated=False)
+    finally:
+        browser.quit()
 
 
 def test_serve_refuses_a_tournament_its_suite_has_no_referee_for(tmp_path: Path) -> None:
