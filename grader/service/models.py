@@ -215,3 +215,10 @@ class TournamentRun(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["assignment", "asked_at"]), models.Index(fields=["status"])]
+        constraints = [  # two instructors confirming at once queue one tournament
+            models.UniqueConstraint(
+                fields=["assignment"],
+                condition=models.Q(status__in=[QUEUED, RUNNING]),
+                name="one_pending_tournament_per_assignment",
+            )
+        ]

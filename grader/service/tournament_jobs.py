@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from grader.service.course import Assignment
@@ -55,13 +56,17 @@ def ask(assignment: Assignment, actor: str) -> TournamentRun | str:
     playing = entrants(assignment)
     if len(playing) < 2:
         return f"a tournament needs at least two students with a graded submission ({len(playing)} now)"
-    created: TournamentRun = TournamentRun.objects.create(
-        assignment=assignment.name,
-        asked_at=now(),
-        asked_by=actor,
-        entrants={login: sub.id for login, sub in playing.items()},
-    )
-    return created
+    try:
+        with transaction.atomic():
+            created: TournamentRun = TournamentRun.objects.create(
+                assignment=assignment.name,
+                asked_at=now(),
+                asked_by=actor,
+                entrants={login: sub.id for login, sub in playing.items()},
+            )
+            return created
+    except IntegrityError:  # asked for meanwhile
+        return f"a tournament of {assignment.name} is already queued or being played"
 
 
 def claim(worker: str) -> TournamentRun | None:
