@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from grader.batch.discover import BatchInputError, discover
-from grader.batch.tournament import crosstable, schedule, standings
+from grader.batch.tournament import move_limits, schedule, tournament_data
 from grader.cluster.game_executors import open_games
 from grader.cluster.gameplay import GameResult, tournament_of
 from grader.cluster.job import ExecutorName, check_executor_options
@@ -28,7 +28,6 @@ from grader.judge.grade import keep_hidden_from_tests
 from grader.report.tournament import write_tournament
 from grader.run.sandbox import SandboxUnavailable, choose, enterable
 from grader.sandboxes import SandboxChoice
-from grader.suite.limits import Limits
 from grader.suite.load import LoadedSuite, load_suite
 from grader.suite.model import SuiteError
 
@@ -85,18 +84,9 @@ def main(
             console.print(
                 f"game {len(results)}/{len(pairings)}: {_line(result)}", markup=False, highlight=False
             )
-    table = standings(sorted(students), results)
-    data: dict[str, Any] = {
-        "exercise": loaded.name,
-        "call": tournament.call,
-        "move_cpu_s": limits.cpu_s,
-        "games_per_pair": games,
-        "sandbox": confinement,
-        "wall_s": round(time.monotonic() - started, 2),
-        "standings": [row.as_json() for row in table],
-        "crosstable": crosstable(sorted(students), results),
-        "games": sorted(results, key=lambda result: result["number"]),
-    }
+    data = tournament_data(
+        loaded, tournament, limits, games, confinement, list(students), results, time.monotonic() - started
+    )
     written = write_tournament(out or Path("tournament-out"), data)
     console.print(_standings_table(data["standings"]))
     console.print(f"written: {', '.join(str(path) for path in written)}", markup=False, highlight=False)
@@ -117,11 +107,6 @@ def closed_to_engines(loaded: LoadedSuite, folder: Path, out: Path) -> None:
             f"uids could enter {path}: close it to others (chmod o-rwx {path}), or play with "
             f"--sandbox bwrap"
         )
-
-
-def move_limits(loaded: LoadedSuite, cpu_s: float) -> Limits:
-    """The suite's limits with the tournament's CPU time per move (and its default wall clock)."""
-    return loaded.suite.limits.model_copy(update={"cpu_s": cpu_s, "wall_s": None}).resolve()
 
 
 def _line(result: GameResult) -> str:
