@@ -8,13 +8,11 @@ results.json data, JUnit XML and status), once per student, for the batch to sto
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 from types import TracebackType
 
-from grader import owners
 from grader.cluster.job import EXECUTORS, BatchJob, Executor, ExecutorUnavailable, Finished, Payload
 from grader.exercise import project_root
 
@@ -23,16 +21,10 @@ class LocalExecutor:
     """A pool of processes on this machine (started by a fork server), `jobs` at a time."""
 
     def __init__(self, job: BatchJob, jobs: int) -> None:
-        from grader.cluster.pool import before_pool, pool_setup
+        from grader.cluster.pool import start_pool
 
         self.job = job
-        before_pool()
-        self.pool = ProcessPoolExecutor(
-            max_workers=max(1, jobs),
-            initializer=pool_setup,
-            initargs=(owners.me(),),
-            mp_context=multiprocessing.get_context("forkserver"),
-        )
+        self.pool = start_pool(jobs)
         self.pending: dict[Future[Payload], str] = {}
 
     def __enter__(self) -> LocalExecutor:

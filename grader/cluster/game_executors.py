@@ -8,14 +8,12 @@ the `with` block early (Ctrl-C) stops what is running and cancels what has not s
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from types import TracebackType
 from typing import Protocol
 
-from grader import owners
 from grader.cluster.gameplay import GameResult, Pairing, play_game
 from grader.cluster.job import EXECUTORS, ExecutorUnavailable
 from grader.exercise import project_root
@@ -52,16 +50,10 @@ class LocalGames:
     in a pool process with its two engines' fork servers."""
 
     def __init__(self, loaded: LoadedSuite, jobs: int) -> None:
-        from grader.cluster.pool import before_pool, pool_setup
+        from grader.cluster.pool import start_pool
 
         self.loaded = loaded
-        before_pool()
-        self.pool = ProcessPoolExecutor(
-            max_workers=max(1, jobs),
-            initializer=pool_setup,
-            initargs=(owners.me(),),
-            mp_context=multiprocessing.get_context("forkserver"),
-        )
+        self.pool = start_pool(jobs)
         self.pending: set[Future[GameResult]] = set()
 
     def __enter__(self) -> LocalGames:

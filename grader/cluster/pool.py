@@ -62,6 +62,18 @@ def before_pool() -> None:
         multiprocessing.util.Finalize(None, shutil.rmtree, args=(folder, True), exitpriority=-100)
 
 
+def start_pool(jobs: int) -> ProcessPoolExecutor:
+    """`jobs` pool processes (at least one) for gradings or games, started by a fork server after
+    `before_pool`, each set up by `pool_setup` to end with this process."""
+    before_pool()
+    return ProcessPoolExecutor(
+        max_workers=max(1, jobs),
+        initializer=pool_setup,
+        initargs=(owners.me(),),
+        mp_context=multiprocessing.get_context("forkserver"),
+    )
+
+
 def pool_setup(main: owners.Owner | None = None) -> None:
     """In a pool process: Ctrl-C is the main process's to handle; SIGTERM unwinds (stopping
     tests) and ends the process; the end of `main` sends that SIGTERM."""
