@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from grader.errors import UserError
+from grader.report.headline import NOTHING_RAN
 from grader.report.statement import exercise_statement_html
 from grader.service.course import Assignment, Course, suite_of
 from grader.service.dates import human
@@ -18,9 +19,6 @@ from grader.service.models import Submission
 from grader.service.policy import NOTHING, counted, due_for, final_score, hidden_seen, redact, view
 from grader.service.queue_place import place_of
 from grader.suite.load import load_suite
-
-# How results.json's top-level output starts when the submission did not import (headline.py).
-NOTHING_RAN = "No test could run"
 
 
 @dataclass(frozen=True)
@@ -68,13 +66,10 @@ def submission_view(
         )
         for q in results.get("extra_data", {}).get("questions", [])
     ]
-    hidden_max = 0.0
-    if sub.results is not None and data["hidden_shown"] == NOTHING:
-        hidden_max = float(sub.results["extra_data"]["max_score"]) - float(data["max_score"])
     return {
         **data,
         "questions": questions,
-        "hidden_max": hidden_max,
+        "hidden_max": data["hidden_max_score"],
         "nothing_ran": str(results.get("output", "")).startswith(NOTHING_RAN),
         "queue": place_of(sub, now),
     }

@@ -151,6 +151,9 @@ def test_a_manual_score_and_a_points_adjustment_reach_the_student_and_the_export
     assert float(csv_row(instructor, service.url, "open", "bob")["final_score"]) == full - 2.5
     assert float(csv_row(instructor, service.url, "open", "bob", "moodle")["open"]) == full - 2.5
     most = service.get(graded["id"], keys["alice"]).json()["max_score"]  # hidden points included
+    staff_view = instructor.get(f"{service.url}/submissions/{graded['id']}", timeout=30).text
+    assert "<title>open: submission 1</title>" in staff_view  # its forms in the page, not the title
+    assert staff_view.count('action="/instructor/open/adjust"') == 1
     above = {"login": "bob", "submission": "1", "kind": "score", "points": f"{most + 0.5:g}", "reason": "r"}
     form_again(
         act(instructor, service.url, "open", "adjust", **above),
