@@ -38,6 +38,7 @@ class Row:
     max_score: float | None
     counts: bool
     visible_only: bool  # the score counts the visible tests only (hidden points not shown yet)
+    queue: str = ""  # while it waits: its place in the queue and the wait, e.g. "number 3 in ..."
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,12 @@ def submission_view(
     }
 
 
+def queue_text(sub: Submission, now: datetime) -> str:
+    """Where a queued submission stands and how long it may wait ("" once it is not queued)."""
+    place = place_of(sub, now)
+    return "" if place is None else place["text"]
+
+
 def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]:
     """Each assignment with the student's due date, attempts left, and every submission's score
     as the policy lets them see it, the counted one marked."""
@@ -100,6 +107,7 @@ def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]
                     and any(
                         test.get("visibility") != "visible" for test in (sub.results or {}).get("tests", [])
                     ),
+                    queue_text(sub, now),
                 )
             )
         left = (
