@@ -261,7 +261,7 @@ def test_the_sign_in_and_instructor_pages_at_a_phone_width(
     assert "login: no student 'nobody' in the roster" in browser.find_element(By.ID, "problem").text
     reason = browser.find_element(By.CSS_SELECTOR, "#giveback-form [name=reason]")
     assert reason.get_attribute("value") == "<b>ill</b>"
-    for width in (1280, 390):  # the confirmation pages
+    for width in (1280, 390):  # the confirmation pages and the audit log
         for action in ("regrade", "release"):
             text = looks_right(
                 browser,
@@ -271,6 +271,10 @@ def test_the_sign_in_and_instructor_pages_at_a_phone_width(
                 dated=False,
             )
             assert f"Confirm the {action}" in text
+        text = looks_right(
+            browser, f"{service.url}/instructor/past/audit", width, shots / f"audit-{width}.png", dated=False
+        )
+        assert "audit log" in text
 
 
 RAISING_HTML = (
