@@ -23,6 +23,16 @@ class Mistake(ValueError):
     """A form the service cannot act on: the message names the field and what it takes."""
 
 
+def field_named(problem: str) -> str:
+    """The field a mistake's message starts with (`login: no student ...`), else "".
+
+    >>> field_named("login: no student 'x' in the roster"), field_named("open has no release")
+    ('login', '')
+    """
+    field = problem.split(":", 1)[0]
+    return field if ":" in problem and field.isidentifier() and " " not in field else ""
+
+
 def typed(request: HttpRequest) -> dict[str, str]:
     """What the form held, capped (the template escapes it)."""
     kept = {field: str(request.POST.get(field, ""))[:TYPED_MAX] for field in FIELDS}
@@ -50,6 +60,7 @@ def forgiving(form: str, heading: str) -> Callable[[View], View]:
                         "heading": heading,
                         "form": f"service/forms/{form}.html",
                         "problem": str(mistake),
+                        "invalid": field_named(str(mistake)),
                         "entered": typed(request),
                         "tests": test_names(course(), assignment) if form == "regrade" else [],
                     },

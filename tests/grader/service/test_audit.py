@@ -204,6 +204,11 @@ def form_again(reply: requests.Response, form: str, said: str, typed: dict[str, 
     problem = re.search(r'<p class="problem" role="alert" id="problem">(.*?)</p>', reply.text, re.S)
     assert problem is not None and said in html.unescape(problem.group(1)), reply.text[:600]
     assert f'id="{form}"' in reply.text and "Traceback" not in reply.text
+    named = said.split(":", 1)[0] if ":" in said and " " not in said.split(":", 1)[0] else ""
+    if named in typed:  # the field the message names points to it
+        field = re.search(rf'<(?:input|select) name="{named}"[^>]*>', reply.text)
+        assert field and 'aria-invalid="true" aria-describedby="problem"' in field.group(0), reply.text
+    assert reply.text.count('aria-invalid="true"') <= 1
     for field, value in typed.items():
         if field not in ("kind", "test") and len(value) <= 2000:  # kind, test: a <select>
             assert f'name="{field}"' in reply.text, field

@@ -242,8 +242,8 @@ def test_the_sign_in_and_instructor_pages_at_a_phone_width(
     from selenium.webdriver.common.keys import Keys
 
     shots = tmp_path_factory.mktemp("screenshots")
-    browser.get(f"{service.url}/")
-    looks_right(browser, f"{service.url}/", 390, shots / "signin-390.png", dated=False)
+    for width in (1280, 390):
+        looks_right(browser, f"{service.url}/", width, shots / f"signin-{width}.png", dated=False)
     sign_in(browser, service.url, keys["alice"])
     for width in WIDTHS:
         looks_right(browser, f"{service.url}/instructor/", width, shots / f"queue-{width}.png")
