@@ -8,7 +8,7 @@ the CPU seconds the tests' results report (`tests_cpu_s`), every run of a test (
 second runs that explain a failure included; a right submission has none) and the whole grading
 (`grading_cpu_s`: the grader's own process, its fork server, every test), with the score, the
 most expensive test and the load average before and after. Both the ratio whole / tests and the
-figures themselves go in the README's benchmark table.
+figures themselves go in bench/README.md (the README's benchmark table keeps the latest).
 """
 
 from __future__ import annotations

@@ -54,11 +54,16 @@ def _batch_options(command: argparse.ArgumentParser) -> None:
         help="CSV with a 'submission' column (folder or .zip name); its other "
         "columns go in front of grades.csv",
     )
+    _executor_options(command)
+
+
+def _executor_options(command: argparse.ArgumentParser) -> None:
+    """Where the work runs: a batch's gradings, a tournament's games."""
     command.add_argument(
         "--executor",
         choices=["local", "dask"],
-        help="where a batch is graded: this machine's process pool (local, the "
-        "default) or a Dask cluster (dask)",
+        help="where the work runs (a batch's gradings, a tournament's games): this machine's "
+        "process pool (local, the default) or a Dask cluster (dask)",
     )
     command.add_argument(
         "--scheduler",
@@ -120,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=SANDBOX_CHOICES,
         help=SANDBOX_HELP + " (default: $GRADER_SANDBOX, the suite's, bwrap)",
     )
+    _executor_options(tournament_cmd)
 
     check_cmd = commands.add_parser(
         "check",
@@ -342,7 +348,7 @@ def _interrupt_behind(error: BaseException) -> KeyboardInterrupt | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; its exit status (README, "Exit status"): 0 done, 1 the grader's fault
+    """Run one command; its exit status (docs/commands.md, "Exit status"): 0 done, 1 the grader's fault
     (a bug, printed with its traceback, or a JE), 2 a usage error, 3 bad input, 4 `verify` or
     `record` found a problem, 130 after Ctrl-C, 143 after SIGTERM."""
     args = build_parser().parse_args(argv)

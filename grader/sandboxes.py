@@ -1,4 +1,4 @@
-"""The sandbox levels, named once (README, "Sandbox levels"); `grader.run.sandbox` resolves them."""
+"""The sandbox levels, named once (docs/running.md, "Sandbox levels"); `grader.run.sandbox` resolves them."""
 
 from __future__ import annotations
 

@@ -17,6 +17,9 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from grader.cluster.gameplay import GameResult, Pairing
+from grader.suite.games import Tournament
+from grader.suite.limits import Limits
+from grader.suite.load import LoadedSuite
 
 
 def schedule(students: dict[str, str], games: int, openings: int) -> list[Pairing]:
@@ -111,3 +114,33 @@ def crosstable(students: list[str], results: list[GameResult]) -> dict[str, dict
         cross[first][second] += score
         cross[second][first] += 1.0 - score
     return cross
+
+
+def move_limits(loaded: LoadedSuite, cpu_s: float) -> Limits:
+    """The suite's limits with the tournament's CPU time per move (and its default wall clock)."""
+    return loaded.suite.limits.model_copy(update={"cpu_s": cpu_s, "wall_s": None}).resolve()
+
+
+def tournament_data(
+    loaded: LoadedSuite,
+    tournament: Tournament,
+    limits: Limits,
+    games: int,
+    sandbox: str,
+    students: list[str],
+    results: list[GameResult],
+    wall_s: float,
+) -> dict[str, Any]:
+    """tournament.json's data: the settings, the standings, the crosstable and every game (what
+    `grader tournament` writes and the service's tournament page shows)."""
+    return {
+        "exercise": loaded.name,
+        "call": tournament.call,
+        "move_cpu_s": limits.cpu_s,
+        "games_per_pair": games,
+        "sandbox": sandbox,
+        "wall_s": round(wall_s, 2),
+        "standings": [row.as_json() for row in standings(sorted(students), results)],
+        "crosstable": crosstable(sorted(students), results),
+        "games": sorted(results, key=lambda result: result["number"]),
+    }

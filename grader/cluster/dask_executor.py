@@ -11,7 +11,6 @@ that says so. Results are stored here, one per student, as each task finishes; o
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,24 +18,12 @@ from types import TracebackType
 from typing import Any
 
 from grader.cluster.bundle import ExerciseBundle, build_bundle
-from grader.cluster.job import BatchJob, ExecutorUnavailable, Finished
+from grader.cluster.dask_cluster import RESUBMITS, DaskCluster, allowed_failures
+from grader.cluster.job import BatchJob, Finished
 from grader.cluster.parcel import pack
 from grader.cluster.task import Graded, GradingTask, run_task
 from grader.judge.verdicts import Verdict
 from grader.report.reports import junit_xml, results_json
-
-CONNECT_TIMEOUT = "20s"
-RESUBMITS = 2
-
-
-def _distributed() -> Any:
-    try:
-        import distributed
-    except ImportError as error:
-        raise ExecutorUnavailable(
-            "--executor dask needs Dask: pip install 'gametree-grader[dask]' (dask[distributed])"
-        ) from error
-    return distributed
 
 
 class DaskExecutor:
@@ -44,10 +31,8 @@ class DaskExecutor:
 
     def __init__(self, job: BatchJob, jobs: int | None, scheduler: str | None) -> None:
         self.job = job
-        self.jobs = jobs
-        self.scheduler = scheduler
-        self.distributed = _distributed()
-        self.cluster: Any = None
+        self.dask = DaskCluster(jobs, scheduler)
+        self.distributed = self.dask.distributed
         self.client: Any = None
         self.bundle: ExerciseBundle | None = None
         self.queue: deque[tuple[str, Path]] = deque()
@@ -55,29 +40,8 @@ class DaskExecutor:
         self.stored: set[str] = set()
 
     def __enter__(self) -> DaskExecutor:
-        distributed = self.distributed
         self.bundle = build_bundle(self.job.loaded)
-        try:
-            if self.scheduler:
-                self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
-            else:
-                from grader.cluster.grading import default_jobs
-
-                workers = self.jobs if self.jobs is not None else default_jobs()
-                # One thread a worker: each task is one grading process, as in the local pool.
-                self.cluster = distributed.LocalCluster(
-                    n_workers=max(1, workers),
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.ERROR,
-                    memory_limit=0,
-                )
-                self.client = distributed.Client(self.cluster)
-        except (OSError, TimeoutError) as error:
-            self._close()
-            where = f"the Dask scheduler at {self.scheduler}" if self.scheduler else "a LocalCluster"
-            raise ExecutorUnavailable(f"--executor dask: cannot reach {where}: {error}") from error
+        self.client = self.dask.__enter__().client
         return self
 
     def __exit__(
@@ -85,22 +49,11 @@ class DaskExecutor:
     ) -> None:
         if self.client is not None and self.running:
             self.client.cancel(list(self.running))
-        self._close()
-
-    def _close(self) -> None:
-        if self.client is not None:
-            self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
-        self.client = self.cluster = None
+        self.dask.close()
+        self.client = None
 
     def submit(self, student: str, source: Path) -> None:
         self.queue.append((student, source))
-
-    def _window(self) -> int:
-        """How many tasks may be in flight: twice the cluster's threads, at least 8."""
-        threads: int = sum(self.client.nthreads().values())
-        return max(8, 2 * threads)
 
     def _launch(self, student: str, source: Path, attempt: int) -> Any:
         assert self.bundle is not None
@@ -133,7 +86,7 @@ class DaskExecutor:
                 yield student, data
 
     def _fill(self, tracker: Any) -> None:
-        window = self._window()
+        window = self.dask.window()
         while self.queue and len(self.running) < window:
             student, source = self.queue.popleft()
             tracker.add(self._launch(student, source, 0))
@@ -141,26 +94,18 @@ class DaskExecutor:
     def _outcome(self, future: Any, student: str) -> Graded | str | None:
         """The graded files, a reason why there are none, or None for a task the cluster lost
         (cancelled, or its result gone with a worker that died before it was fetched)."""
-        if future.status in {"cancelled", "lost"}:
+        if self.dask.lost(future):
             return None
-        try:
-            error = future.exception()
-            if error is None:
-                graded: Graded = future.result()
-                return graded
-        except Exception:
-            return None
+        error = future.exception()
+        if error is None:
+            graded: Graded = future.result()
+            return graded
         if isinstance(error, self.distributed.KilledWorker):
             return (
                 f"grader error: the workers grading this submission died "
-                f"{1 + self._allowed_failures()} times; it was not graded"
+                f"{1 + allowed_failures()} times; it was not graded"
             )
         return f"grader error: {error}"
-
-    def _allowed_failures(self) -> int:
-        import dask
-
-        return int(dask.config.get("distributed.scheduler.allowed-failures"))
 
     def _store(self, student: str, source: Path, outcome: Graded | str | None) -> dict[str, Any] | None:
         """What grading produced for the student (once), or a JE that says why there is none."""

@@ -1,5 +1,4 @@
-"""One tournament game in whichever process plays it, and the local pool that plays them `jobs`
-at a time.
+"""One tournament game in whichever process plays it (a local pool's, a Dask worker's child).
 
 Each engine is laid out and compiled in a scratch folder of its own and gets its own fork server
 (`Grader`): the two engines never share a sandbox, a process or a file, and each move is one fresh
@@ -11,27 +10,24 @@ own (the referee, a fork server that does not start) voids the game (`void`): it
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict
 
-from grader import owners
 from grader.inert import inert_text
 from grader.judge.games import RefereeError, Seat, play
+from grader.judge.grade import keep_hidden_from_tests
 from grader.judge.testrun import Grader, prepared_submission
 from grader.run.channel import ServerStartError
+from grader.run.sandbox import SandboxUnavailable
 from grader.run.submission import SubmissionError
 from grader.sandboxes import Confinement
 from grader.suite.cases import checker_function
 from grader.suite.games import Tournament
 from grader.suite.limits import Limits
-from grader.suite.load import LoadedSuite, load_suite
+from grader.suite.load import LoadedSuite
 from grader.suite.model import SuiteError
 
 TOURNAMENT_SOURCE = "games:tournament"  # the function of fixtures/NAME/games.py a tournament needs
@@ -65,9 +61,9 @@ def tournament_of(loaded: LoadedSuite) -> Tournament:
     return found
 
 
-def play_game(loaded: LoadedSuite, pairing: Pairing, sandbox: Confinement, limits: Limits) -> GameResult:
-    """Play one pairing's game: each engine in its own sandbox, the referee here."""
-    result = GameResult(
+def unplayed(pairing: Pairing) -> GameResult:
+    """A game of `pairing` before its first move."""
+    return GameResult(
         number=pairing.number,
         opening=pairing.opening,
         seats=list(pairing.seats),
@@ -77,7 +73,23 @@ def play_game(loaded: LoadedSuite, pairing: Pairing, sandbox: Confinement, limit
         forfeit=None,
         void=None,
     )
+
+
+def void_result(pairing: Pairing, why: str) -> GameResult:
+    """A game of `pairing` that counts for no one: the grader's fault, `why`."""
+    result = unplayed(pairing)
+    result["void"] = why
+    return result
+
+
+def play_game(loaded: LoadedSuite, pairing: Pairing, sandbox: Confinement, limits: Limits) -> GameResult:
+    """Play one pairing's game: each engine in its own sandbox, the referee here. Under
+    `container` only permissions keep the fixtures (the referee among them) from the engines:
+    where a stranger could read them, the game is void."""
+    result = unplayed(pairing)
     try:
+        if sandbox == "container":
+            keep_hidden_from_tests(loaded)
         game = tournament_of(loaded).new_game(pairing.opening)
         with ExitStack() as stack:
             seats = []
@@ -96,7 +108,7 @@ def play_game(loaded: LoadedSuite, pairing: Pairing, sandbox: Confinement, limit
                 grader = stack.enter_context(Grader(loaded, prepared, scratch, {}, sandbox))
                 seats.append(Seat(name, engine=partial(grader.ask, limits=limits)))
             record = play(game, (seats[0], seats[1]), f"game {pairing.number}")
-    except (RefereeError, SuiteError, ServerStartError) as error:
+    except (RefereeError, SuiteError, ServerStartError, SandboxUnavailable) as error:
         result["void"] = str(error)
         return result
     except Exception as error:  # the referee's constructor or the tournament function: the author's
@@ -117,52 +129,3 @@ def play_game(loaded: LoadedSuite, pairing: Pairing, sandbox: Confinement, limit
     elif record.score is None:
         result["void"] = "the game stopped before its end"
     return result
-
-
-def play_in_pool(
-    root: str, suite_path: str, pairing: Pairing, sandbox: Confinement, limits: Limits
-) -> GameResult:
-    """`play_game` in a pool process (which may outlive the caller's environment); it ends
-    once the game unwound after a SIGTERM (the caller ended)."""
-    from grader.cluster.pool import stoppable
-
-    os.environ["GRADER_ROOT"] = root
-    return stoppable(play_game, load_suite(suite_path), pairing, sandbox, limits)
-
-
-class LocalGames:
-    """The games of a tournament played `jobs` at a time by a process pool on this machine."""
-
-    def __init__(self, jobs: int) -> None:
-        from grader.cluster.pool import before_pool, pool_setup
-
-        before_pool()
-        self.pool = ProcessPoolExecutor(
-            max_workers=max(1, jobs),
-            initializer=pool_setup,
-            initargs=(owners.me(),),
-            mp_context=multiprocessing.get_context("forkserver"),
-        )
-        self.pending: set[Future[GameResult]] = set()
-
-    def __enter__(self) -> LocalGames:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
-        if kind is not None:
-            from grader.cluster.pool import stop_pool
-
-            stop_pool(self.pool)
-            return
-        self.pool.shutdown(wait=True)
-
-    def submit(
-        self, root: str, suite_path: str, pairing: Pairing, sandbox: Confinement, limits: Limits
-    ) -> None:
-        self.pending.add(self.pool.submit(play_in_pool, root, suite_path, pairing, sandbox, limits))
-
-    def completed(self) -> Iterator[GameResult]:
-        while self.pending:
-            finished, self.pending = wait(self.pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                yield future.result()

@@ -8,7 +8,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Protocol, TypeAlias
 
-from grader.errors import UserError
+from grader.errors import UsageError, UserError
 from grader.suite.load import LoadedSuite
 
 ExecutorName: TypeAlias = Literal["local", "dask"]
@@ -19,6 +19,18 @@ Finished: TypeAlias = tuple[str, Payload]
 
 class ExecutorUnavailable(UserError):
     """The executor asked for cannot run (its library is missing, its scheduler unreachable)."""
+
+
+def check_executor_options(executor: str | None, scheduler: str | None, jobs: int | None) -> None:
+    """UsageError for `--executor`, `--scheduler` and `-j` that do not go together."""
+    if scheduler is not None and (executor or "local") != "dask":
+        raise UsageError("--scheduler only goes with --executor dask")
+    if scheduler is not None and jobs is not None:
+        raise UsageError(
+            "-j sizes this machine's pool or LocalCluster; with --scheduler the cluster's workers decide"
+        )
+    if jobs is not None and jobs < 1:
+        raise UsageError("-j needs at least 1")
 
 
 @dataclass(frozen=True)

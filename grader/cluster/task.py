@@ -71,27 +71,35 @@ def run_task(task: GradingTask) -> Graded:
             "source": str(source),
             "public_only": task.public_only,
             "sandbox": task.sandbox,
-            "parent": os.getpid(),
         }
-        done = subprocess.run(
-            [sys.executable, "-m", "grader.cluster.task"],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        payload = child_result("grader.cluster.task", request, f"grading {task.student}")
+    return Graded(student=task.student, payload=payload, host=socket.gethostname())
+
+
+def child_result(module: str, request: dict[str, Any], what: str) -> Any:
+    """Run `python -m module` here, `request` (and this process's pid) in JSON on its stdin;
+    what it wrote on stdout, read as JSON. GradingFailed says `what` failed, and where."""
+    done = subprocess.run(
+        [sys.executable, "-m", module],
+        input=json.dumps({**request, "parent": os.getpid()}),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         tail = " | ".join(done.stderr.strip().splitlines()[-3:])
-        raise GradingFailed(
-            f"grading {task.student} on {socket.gethostname()} exited with code {done.returncode}: {tail}"
-        )
+        raise GradingFailed(f"{what} on {socket.gethostname()} exited with code {done.returncode}: {tail}")
     try:
-        payload = json.loads(done.stdout)
+        return json.loads(done.stdout)
     except ValueError as error:
-        raise GradingFailed(
-            f"grading {task.student} on {socket.gethostname()} sent back no readable result"
-        ) from error
-    return Graded(student=task.student, payload=payload, host=socket.gethostname())
+        raise GradingFailed(f"{what} on {socket.gethostname()} sent back no readable result") from error
+
+
+def child_request() -> dict[str, Any]:
+    """In the child of `child_result`: its request, once this process dies with the worker."""
+    request: dict[str, Any] = json.load(sys.stdin)
+    _die_with_parent(int(request["parent"]))
+    return request
 
 
 def _die_with_parent(parent: int) -> None:
@@ -107,8 +115,7 @@ def _die_with_parent(parent: int) -> None:
 def main() -> int:
     """`python -m grader.cluster.task`: the child that grades, request in JSON on stdin, what
     grading produced in JSON on stdout."""
-    request: dict[str, Any] = json.load(sys.stdin)
-    _die_with_parent(int(request["parent"]))
+    request = child_request()
     from grader.cluster.grading import grade_one
 
     payload = grade_one(

@@ -1,7 +1,7 @@
 """One module per command of the `grader` command line; each is a function
 `main(*, ..., console=None) -> int` with keyword-only options, which `grader.cli` calls.
 
-The exit status of every command, as the README states it ("Exit status"):
+The exit status of every command, as docs/commands.md states it ("Exit status"):
 """
 
 EXIT_OK = 0  # the command did its work (whatever the scores)

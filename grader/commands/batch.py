@@ -13,11 +13,10 @@ from grader.batch.discover import BatchInputError, Discovery, discover
 from grader.batch.engine import BatchProgress, Plan, grade_planned, plan
 from grader.batch.results import GRADES_NAME, collect, out_problems, write_class_reports
 from grader.cluster.grading import default_jobs
-from grader.cluster.job import ExecutorName
+from grader.cluster.job import ExecutorName, check_executor_options
 from grader.commands import EXIT_GRADER_FAILED, EXIT_OK
 from grader.commands.output import stdout_console
 from grader.diagnostics import Diagnostics
-from grader.errors import UsageError
 from grader.inert import inert_text
 from grader.judge.grade import select_tests
 from grader.judge.preflight import preflight
@@ -55,14 +54,7 @@ def main(
     Exit 1 when any submission got JE.
     """
     console = stdout_console(console)
-    if scheduler is not None and (executor or "local") != "dask":
-        raise UsageError("--scheduler only goes with --executor dask")
-    if scheduler is not None and jobs is not None:
-        raise UsageError(
-            "-j sizes this machine's pool or LocalCluster; with --scheduler the cluster's workers decide"
-        )
-    if jobs is not None and jobs < 1:
-        raise UsageError("-j needs at least 1")
+    check_executor_options(executor, scheduler, jobs)
     loaded = load_suite(exercise)
     out = out or Path("out")
     found, read, book, problems = _preflight(loaded, folder, out, roster, public, sandbox)

@@ -1,7 +1,9 @@
-"""`grader tournament EXERCISE CLASS`: every pair of a class's engines plays, the referee here.
+"""`grader tournament EXERCISE CLASS`: every pair of a class's engines plays, the referee beside
+them.
 
-The games are played by a process pool on this machine, `-j` at a time (Dask is not used yet:
-a game needs two fork servers in one process, which a batch's Dask task does not provide).
+The games are played on the batch's executors: a process pool on this machine, `-j` at a time, or
+a Dask cluster (`--executor dask`, `--scheduler`), one task per game; either way each game is
+played in a process of its own with its two engines' fork servers.
 """
 
 from __future__ import annotations
@@ -14,18 +16,18 @@ from rich.console import Console
 from rich.table import Table
 
 from grader.batch.discover import BatchInputError, discover
-from grader.batch.tournament import crosstable, schedule, standings
-from grader.cluster.gameplay import GameResult, LocalGames, tournament_of
-from grader.cluster.grading import default_jobs
+from grader.batch.tournament import move_limits, schedule, tournament_data
+from grader.cluster.game_executors import open_games
+from grader.cluster.gameplay import GameResult, tournament_of
+from grader.cluster.job import ExecutorName, check_executor_options
 from grader.commands import EXIT_GRADER_FAILED, EXIT_OK
 from grader.commands.output import stdout_console
 from grader.errors import UsageError, UserError
-from grader.exercise import project_root
 from grader.inert import inert_text
+from grader.judge.grade import keep_hidden_from_tests
 from grader.report.tournament import write_tournament
-from grader.run.sandbox import SandboxUnavailable, choose
+from grader.run.sandbox import SandboxUnavailable, choose, enterable
 from grader.sandboxes import SandboxChoice
-from grader.suite.limits import Limits
 from grader.suite.load import LoadedSuite, load_suite
 from grader.suite.model import SuiteError
 
@@ -38,14 +40,16 @@ def main(
     games: int = 2,
     out: Path | None = None,
     sandbox: SandboxChoice | None = None,
+    executor: ExecutorName | None = None,
+    scheduler: str | None = None,
     console: Console | None = None,
 ) -> int:
-    """Play `games` games between every pair of engines of `folder`, write tournament.json and
-    tournament.html under `out` (default ./tournament-out) and print the standings. Exit 1 when
-    a game was void (the grader's fault)."""
+    """Play `games` games between every pair of engines of `folder` on `executor` (`local`, or
+    `dask`: a LocalCluster of `jobs` workers, or the running `scheduler`), write tournament.json
+    and tournament.html under `out` (default ./tournament-out) and print the standings. Exit 1
+    when a game was void (the grader's fault)."""
     console = stdout_console(console)
-    if jobs is not None and jobs < 1:
-        raise UsageError("-j needs at least 1")
+    check_executor_options(executor, scheduler, jobs)
     if games < 1:
         raise UsageError("--games needs at least 1")
     loaded = load_suite(exercise)
@@ -63,6 +67,8 @@ def main(
         raise UserError(f"{folder}: a tournament needs at least two submissions")
     try:
         confinement = choose(sandbox, loaded.suite.sandbox, "bwrap", hidden=True)
+        if confinement == "container":
+            closed_to_engines(loaded, folder, out or Path("tournament-out"))
     except SandboxUnavailable as error:
         raise UserError(str(error)) from error
     limits = move_limits(loaded, tournament.move_cpu_s)
@@ -70,26 +76,17 @@ def main(
     pairings = schedule(students, games, tournament.openings)
     started = time.monotonic()
     results: list[GameResult] = []
-    with LocalGames(jobs if jobs is not None else default_jobs()) as pool:
+    with open_games(executor or "local", loaded, jobs, scheduler) as played:
         for pairing in pairings:
-            pool.submit(str(project_root()), str(loaded.path), pairing, confinement, limits)
-        for result in pool.completed():
+            played.submit(pairing, confinement, limits)
+        for result in played.completed():
             results.append(result)
             console.print(
                 f"game {len(results)}/{len(pairings)}: {_line(result)}", markup=False, highlight=False
             )
-    table = standings(sorted(students), results)
-    data: dict[str, Any] = {
-        "exercise": loaded.name,
-        "call": tournament.call,
-        "move_cpu_s": limits.cpu_s,
-        "games_per_pair": games,
-        "sandbox": confinement,
-        "wall_s": round(time.monotonic() - started, 2),
-        "standings": [row.as_json() for row in table],
-        "crosstable": crosstable(sorted(students), results),
-        "games": sorted(results, key=lambda result: result["number"]),
-    }
+    data = tournament_data(
+        loaded, tournament, limits, games, confinement, list(students), results, time.monotonic() - started
+    )
     written = write_tournament(out or Path("tournament-out"), data)
     console.print(_standings_table(data["standings"]))
     console.print(f"written: {', '.join(str(path) for path in written)}", markup=False, highlight=False)
@@ -99,9 +96,17 @@ def main(
     return EXIT_GRADER_FAILED if void else EXIT_OK
 
 
-def move_limits(loaded: LoadedSuite, cpu_s: float) -> Limits:
-    """The suite's limits with the tournament's CPU time per move (and its default wall clock)."""
-    return loaded.suite.limits.model_copy(update={"cpu_s": cpu_s, "wall_s": None}).resolve()
+def closed_to_engines(loaded: LoadedSuite, folder: Path, out: Path) -> None:
+    """At the container level only permissions keep the engines' uids from the fixtures (the
+    referee, hidden material), the reference, the other engines (the class folder) and the
+    results: SandboxUnavailable, in one line, when a stranger could read or enter any of them."""
+    keep_hidden_from_tests(loaded)
+    for path in enterable([folder, out]):
+        raise SandboxUnavailable(
+            f"the container sandbox hides files by permissions, and the engines' unprivileged "
+            f"uids could enter {path}: close it to others (chmod o-rwx {path}), or play with "
+            f"--sandbox bwrap"
+        )
 
 
 def _line(result: GameResult) -> str:

@@ -32,6 +32,7 @@ from grader.inert import inert_name, inert_text
 from grader.report.roster import read_table
 from grader.service.dates import zone_problem
 from grader.service.lti_spec import LtiSpec, private_key_problem
+from grader.service.tournament_spec import TournamentSpec, tournament_problem
 from grader.suite.load import line_of, located_message, read_yaml_file
 from grader.suite.model import LocatedError
 
@@ -97,6 +98,13 @@ class Assignment(Strict):
     counts: Literal["latest", "best"] = "latest"
     attempts: Annotated[int, Field(ge=1)] | None = None
     hidden: Literal["after_due", "never", "always"] = "after_due"
+    tournament: TournamentSpec | None = None
+
+    @field_validator("tournament", mode="before")
+    @classmethod
+    def _unsaid_is_default(cls, tournament: object) -> object:
+        """`tournament:` with no value opts in with the defaults."""
+        return {} if tournament is None else tournament
 
     @field_validator("late", mode="before")
     @classmethod
@@ -335,6 +343,11 @@ def load_course(path: Path, check_suites: bool = True) -> Course:
             if problem is not None:
                 line = line_of(node, ("assignments", index, "exercise"))
                 raise CourseError(f"{path}:{line}: assignments.{index}.exercise: {problem}")
+            if assignment.tournament is not None:
+                problem = tournament_problem(course.folder, assignment.exercise)
+                if problem is not None:
+                    line = line_of(node, ("assignments", index, "tournament"))
+                    raise CourseError(f"{path}:{line}: assignments.{index}.tournament: {problem}")
     return course
 
 

@@ -20,7 +20,11 @@ from grader.service.policy import release_effect
 CONFIRMED = "yes"
 
 
-def _confirm_page(request: HttpRequest, name: str, action: str, consequences: list[str]) -> HttpResponse:
+def confirm_page(
+    request: HttpRequest, name: str, action: str, consequences: list[str], target: str = ""
+) -> HttpResponse:
+    """The page that asks an instructor to confirm `action`, POSTing to /instructor/NAME/`target`
+    (default: /instructor/NAME/`action`) with confirm=yes."""
     return render(
         request,
         "service/confirm.html",
@@ -30,6 +34,7 @@ def _confirm_page(request: HttpRequest, name: str, action: str, consequences: li
             "consequences": consequences,
             "test": request.POST.get("test", request.GET.get("test", ""))[:200],
             "reason": request.POST.get("reason", request.GET.get("reason", ""))[:REASON_MAX],
+            "target": target or action,
         },
     )
 
@@ -45,7 +50,7 @@ def regrade(request: HttpRequest, name: str) -> HttpResponse:
         raise Mistake(f"test: no test '{test}' in the suite")
     if request.method != "POST" or request.POST.get("confirm") != CONFIRMED:
         waiting = Submission.objects.filter(assignment=name, status__in=[GRADED, ERROR]).count()
-        return _confirm_page(
+        return confirm_page(
             request,
             name,
             "regrade",
@@ -69,7 +74,7 @@ def release(request: HttpRequest, name: str) -> HttpResponse:
         latest = Extension.objects.filter(assignment=name).order_by("-due").first()
         waits = max([assignment.due, *([latest.due] if latest else [])])
         zone = course().spec.zone
-        return _confirm_page(
+        return confirm_page(
             request,
             name,
             "release",

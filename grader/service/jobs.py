@@ -120,11 +120,16 @@ def claim(worker: str) -> Submission | None:
     return None
 
 
+def claim_upload(worker: str) -> Submission | None:
+    """The next student's upload waiting for its first grading, now `worker`'s (None: none)."""
+    return _claim_fairly(worker, Submission.objects.filter(status=QUEUED, generation=FIRST_GRADING))
+
+
 def preempt_for_upload(sub: Submission, worker: str) -> Submission | None:
     """A student's upload waiting while `worker` regrades `sub`: the upload claimed for `worker`
     and `sub` queued again (its grading so far dropped, not counted as a try), so an upload
     waits for the test being run, not for a whole regrade job; None when no upload waits."""
-    upload = _claim_fairly(worker, Submission.objects.filter(status=QUEUED, generation=FIRST_GRADING))
+    upload = claim_upload(worker)
     if upload is not None:
         Submission.objects.filter(pk=sub.pk, status=RUNNING, worker=worker).update(
             status=QUEUED, worker="", progress="", tries=F("tries") - 1

@@ -193,3 +193,32 @@ class SuiteChange(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["assignment", "at"])]
+
+
+class TournamentRun(models.Model):
+    """A tournament of an assignment's engines an instructor asked for (`tournament:` in the
+    course file): a job of its own (`status` as a submission's; its worker plays the games
+    between students' uploads), its entrants (login -> the submission that counted when it was
+    asked for) and, once played, tournament.json's data (`results`; every text in it inert)."""
+
+    assignment = models.CharField(max_length=64)
+    asked_at = models.DateTimeField()
+    asked_by = models.CharField(max_length=150)
+    entrants = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=STATUSES, default=QUEUED)
+    worker = models.CharField(max_length=128, blank=True, default="")
+    tries = models.IntegerField(default=0)
+    progress = models.CharField(max_length=200, blank=True, default="")
+    suite = models.CharField(max_length=64, blank=True, default="")  # the pinned snapshot it used
+    results = models.JSONField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["assignment", "asked_at"]), models.Index(fields=["status"])]
+        constraints = [  # two instructors confirming at once queue one tournament
+            models.UniqueConstraint(
+                fields=["assignment"],
+                condition=models.Q(status__in=[QUEUED, RUNNING]),
+                name="one_pending_tournament_per_assignment",
+            )
+        ]

@@ -104,7 +104,7 @@ class Workers:
 
     def _supervise(self) -> None:
         # Spawned from this one long-lived thread: the workers' parent-death signal is tied to it.
-        from grader.service import jobs
+        from grader.service import jobs, tournament_jobs
 
         while not self.stopping.is_set():
             for name in jobs.stale_workers(list(self.running), jobs.stale_seconds()):
@@ -116,6 +116,7 @@ class Workers:
                 for name in gone:
                     del self.running[name]
                 jobs.requeue(gone)
+                tournament_jobs.requeue(gone)
             while len(self.running) < self.count and not self.stopping.is_set():
                 self._spawn()
             self.stopping.wait(SUPERVISE_EVERY_S)
@@ -130,6 +131,7 @@ class Workers:
                 process.kill()
                 process.wait()
         jobs.requeue(list(self.running))
+        tournament_jobs.requeue(list(self.running))
 
     def stop(self) -> None:
         self.stopping.set()
@@ -140,8 +142,10 @@ def pin_suites(course: Course) -> list[tuple[str, str]]:
     """Pin the suite of every assignment served for the first time; (assignment, what is
     wrong) for those whose suite on disk differs from their pin, or whose pin is unusable."""
     from grader.service import pins
+    from grader.service.tournament_runs import check_tournaments
 
     fresh = pins.publish(course)
+    check_tournaments(course)
     warnings = []
     for assignment in course.spec.assignments:
         drift = pins.drift(course, assignment) if assignment.name not in fresh else None
@@ -165,12 +169,13 @@ def serve(
     configure(course)
     configure_logging()
     migrate()
-    from grader.service import jobs  # models: after Django is configured
+    from grader.service import jobs, tournament_jobs  # models: after Django is configured
     from grader.service.people import sync_roster
 
     jobs.stale_seconds()  # a malformed $GRADER_SERVICE_STALE_S stops it here, in one line
     sync_roster(course)
     requeued = jobs.requeue()  # whatever was running when the service last stopped
+    tournament_jobs.requeue()
     drifted = pin_suites(course)
     from django.core.wsgi import get_wsgi_application
 

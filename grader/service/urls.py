@@ -14,6 +14,7 @@ from grader.service import (
     instructor_scores,
     pages,
     suite_pages,
+    tournament_pages,
 )
 
 handler400 = api.bad_request
@@ -24,6 +25,7 @@ urlpatterns = [
     path("signout", pages.signout),
     path("static/<str:name>", pages.static),
     path("assignments/<str:name>", pages.assignment_page),
+    path("assignments/<str:name>/tournament", tournament_pages.student_standings),
     path("submissions/<str:ident>", pages.submission_page),
     path("instructor/", instructor_pages.instructor_home),
     path("instructor/<str:name>", instructor_pages.instructor_assignment),
@@ -40,6 +42,8 @@ urlpatterns = [
     path("instructor/<str:name>/giveback", instructor_pages.give_back),
     path("instructor/<str:name>/suite/regrade", suite_pages.regrade_onto_suite),
     path("instructor/<str:name>/grades.csv", instructor_pages.grades_page),
+    path("instructor/<str:name>/tournament", tournament_pages.instructor_tournament),
+    path("instructor/<str:name>/tournament/run", tournament_pages.ask_tournament),
     path("api/submissions", api.submissions),
     path("api/submissions/<str:ident>", api.submission),
     path("api/assignments/<str:name>/grades.csv", api.grades),

@@ -96,7 +96,29 @@ def grade_job(course: Course, worker: str, sandbox: str | None, remote: Any = No
 
     sub = jobs.claim(worker)
     if sub is None:
+        return _play_tournament(course, worker, sandbox, remote)
+    return _grade_beating(course, worker, sandbox, remote, sub)
+
+
+def _play_tournament(course: Course, worker: str, sandbox: str | None, remote: Any) -> bool:
+    """Play a queued tournament (when no submission waits), grading every student's upload
+    that waits before each game; False when none is queued."""
+    from grader.service import jobs, tournament_jobs
+    from grader.service.tournament_runs import play_claimed
+
+    run = tournament_jobs.claim(worker)
+    if run is None:
         return False
+
+    def uploads_first() -> None:
+        while (upload := jobs.claim_upload(worker)) is not None:
+            _grade_beating(course, worker, sandbox, remote, upload)
+
+    play_claimed(course, worker, sandbox, run, uploads_first)
+    return True
+
+
+def _grade_beating(course: Course, worker: str, sandbox: str | None, remote: Any, sub: Submission) -> bool:
     while True:
         done = threading.Event()
         heart = threading.Thread(target=_beat, args=(sub, worker, done), name="heartbeat", daemon=True)

@@ -109,38 +109,72 @@ def play_move(board: Board, move: Move, side: Side) -> Board:
 
 
 def build_tables() -> Tables:
-    """The large-grid and zone tables, both indexed `o_pattern << 9 | x_pattern`."""
-    count = [bin(grid).count("1") for grid in range(512)]
-    large = [0] * (1 << 18)
-    small = [0] * (1 << 18)
-    for x in range(512):
-        for o in range(512):
-            index = o << 9 | x
-            line_large = line_small = 0
-            winner = 0
-            for mask in LINE_MASKS:
-                mine, theirs = count[x & mask], count[o & mask]
-                if mine and theirs:
-                    continue
-                if mine == 3 or theirs == 3:
-                    winner = 1 if mine == 3 else -1
-                    break
-                if mine:
-                    line_large += LARGE_LINE[mine - 1]
-                    line_small += SMALL_LINE[mine - 1]
-                if theirs:
-                    line_large -= LARGE_LINE[theirs - 1]
-                    line_small -= SMALL_LINE[theirs - 1]
-            if winner:
-                large[index] = winner * INFINITY
-            elif count[x | o] < 9:
-                position = (
-                    CORNER_WEIGHT * (count[x & CORNERS] - count[o & CORNERS])
-                    + EDGE_WEIGHT * (count[x & EDGES] - count[o & EDGES])
-                    + CENTRE_WEIGHT * (count[x & CENTRE] - count[o & CENTRE])
-                )
-                large[index] = line_large + LARGE_POSITION_FACTOR * position
-                small[index] = line_small + position
+    """The large-grid and zone tables, both indexed `o_pattern << 9 | x_pattern`.
+
+    A line scores for one side when the other side has no mark on it, so each side's score is a
+    sum over the lines the other side leaves open. These sums are worked out once per pattern and
+    set of open lines (8 bits, one per line of LINE_MASKS); each row of the tables (one O
+    pattern) then only looks them up.
+    """
+    patterns = range(512)
+    count = [bin(grid).count("1") for grid in patterns]
+    lines = list(enumerate(LINE_MASKS))
+    left_open = [255 & ~sum(1 << i for i, mask in lines if grid & mask) for grid in patterns]
+    completed = [sum(1 << i for i, mask in lines if grid & mask == mask) for grid in patterns]
+    position = [
+        CORNER_WEIGHT * count[grid & CORNERS]
+        + EDGE_WEIGHT * count[grid & EDGES]
+        + CENTRE_WEIGHT * count[grid & CENTRE]
+        for grid in patterns
+    ]
+
+    def line_sums(score: tuple[int, int]) -> list[list[int]]:
+        """`sums[open_lines][grid]`: what `grid` scores on the lines of `open_lines`."""
+        worth = [
+            [score[n - 1] if 0 < (n := count[grid & mask]) < 3 else 0 for _, mask in lines]
+            for grid in patterns
+        ]
+        sums = [[0] * 512]
+        for open_lines in range(1, 256):
+            lowest = (open_lines & -open_lines).bit_length() - 1  # the other lines were summed before
+            sums.append(
+                [
+                    rest + row[lowest]
+                    for rest, row in zip(sums[open_lines & open_lines - 1], worth, strict=True)
+                ]
+            )
+        return sums
+
+    large_sums, small_sums = line_sums(LARGE_LINE), line_sums(SMALL_LINE)
+    # The first line of `open_lines` a grid completes, as its bit (a lower bit is an earlier line), or 0.
+    first_line = [
+        [done & open_lines & -(done & open_lines) for done in completed] for open_lines in range(256)
+    ]
+    large: list[int] = []
+    small: list[int] = []
+    for o in patterns:
+        x_open = left_open[o]  # X's lines: those O leaves open; O's: those each X pattern leaves open
+        o_large = [large_sums[open_lines][o] for open_lines in left_open]
+        o_small = [small_sums[open_lines][o] for open_lines in left_open]
+        o_first = [first_line[open_lines][o] for open_lines in left_open]
+        large += [
+            INFINITY
+            if x_first and not 0 < o_first_x < x_first
+            else -INFINITY
+            if o_first_x
+            else 0
+            if x | o == GRID
+            else x_large - o_large_x + LARGE_POSITION_FACTOR * (x_position - position[o])
+            for x, x_first, o_first_x, x_large, o_large_x, x_position in zip(
+                patterns, first_line[x_open], o_first, large_sums[x_open], o_large, position, strict=True
+            )
+        ]
+        small += [
+            0 if x_first or o_first_x or x | o == GRID else x_small - o_small_x + x_position - position[o]
+            for x, x_first, o_first_x, x_small, o_small_x, x_position in zip(
+                patterns, first_line[x_open], o_first, small_sums[x_open], o_small, position, strict=True
+            )
+        ]
     return large, small
 
 

@@ -1,4 +1,4 @@
-"""The one exit-status rule (README, "Exit status"): 0 done, 1 the grader's fault with its
+"""The one exit-status rule (docs/commands.md, "Exit status"): 0 done, 1 the grader's fault with its
 traceback, 2 a usage error, 3 the user's input is wrong (one line, no traceback), and every
 command's options reach its typed `main` unchanged."""
 

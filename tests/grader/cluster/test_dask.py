@@ -114,7 +114,7 @@ def test_dask_options_are_refused_where_they_mean_nothing(
 def test_an_unreachable_scheduler_is_one_line(
     small_class: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("grader.cluster.dask_executor.CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("grader.cluster.dask_cluster.CONNECT_TIMEOUT", "1s")
     assert (
         main(
             [

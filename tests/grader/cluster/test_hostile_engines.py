@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.tournament import move_limits
 from grader.cluster.gameplay import Pairing, play_game
-from grader.commands.tournament import move_limits
 from grader.exercise import project_root
 from grader.suite.load import load_suite
 

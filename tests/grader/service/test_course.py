@@ -59,6 +59,11 @@ assignments:
             "timezone: '../../etc/passwd' is not a time zone name",
         ),
         (GOOD.replace("title: t", "title: t\ntimezone: 3"), 2, "timezone: "),
+        (GOOD + "    tournament: {games: 0}\n", 8, "assignments.0.tournament.games"),
+        (GOOD + "    tournament: {games: 2, rounds: 3}\n", 8, "assignments.0.tournament.rounds: unknown key"),
+        (GOOD + "    tournament: {standings: everyone}\n", 8, "assignments.0.tournament.standings"),
+        (GOOD + "    tournament: yes\n", 8, "assignments.0.tournament"),
+        (GOOD + "    tournament: {games: 2}\n", 8, "assignments.0.tournament: bitgrid has no tournament"),
     ],
 )
 def test_a_bad_course_file_is_one_located_line(tmp_path: Path, text: str, line: int, says: str) -> None:
@@ -247,3 +252,19 @@ def test_a_roster_may_give_each_person_a_section(tmp_path: Path) -> None:
         load_course(write_course(tmp_path / "none", GOOD, "login,name\nalice,A\n")).people["alice"].section
         == ""
     )
+
+
+def test_an_assignment_opts_in_to_a_tournament(tmp_path: Path) -> None:
+    ultimate = GOOD.replace("exercise: bitgrid", "exercise: ultimate")
+    plain = load_course(write_course(tmp_path, ultimate, "login\nalice\n"))
+    assert plain.spec.assignments[0].tournament is None
+    bare = load_course(write_course(tmp_path, ultimate + "    tournament:\n", "login\nalice\n"))
+    spec = bare.spec.assignments[0].tournament
+    assert spec is not None and (spec.games, spec.standings) == (2, "instructors")
+    shown = load_course(
+        write_course(
+            tmp_path, ultimate + "    tournament: {games: 1, standings: students}\n", "login\nalice\n"
+        )
+    )
+    spec = shown.spec.assignments[0].tournament
+    assert spec is not None and (spec.games, spec.standings) == (1, "students")
