@@ -127,8 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _executor_options(tournament_cmd)
 
-    check_cmd = commands.add_parser("check", help="grade your working copy with the visible tests")
-    check_cmd.add_argument("exercise")
+    check_cmd = commands.add_parser(
+        "check",
+        help="grade your working copy with the visible tests",
+        epilog="The exercise's statement, question by question: grader statement EXERCISE.",
+    )
+    check_cmd.add_argument("exercise", help="the exercise's name, e.g. bitgrid (grader list names them)")
     check_cmd.add_argument(
         "--sandbox",
         choices=SANDBOX_CHOICES,

@@ -69,9 +69,13 @@ def points_split(report: GradeReport) -> PointsSplit:
     )
 
 
+# How the report (and results.json's top-level output) starts when the submission did not import.
+NOTHING_RAN = "No test could run"
+
+
 def import_failure_text(failure: TestResult) -> str:
     """The one reason no test could run, with the compiler's (or the import's) own message."""
-    text = f"No test could run: {failure.cause}"
+    text = f"{NOTHING_RAN}: {failure.cause}"
     if failure.details:
         text += "\n" + failure.details
     return inert_text(text)

@@ -327,8 +327,10 @@ def feedback_html(
         )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}pre{{background:#f4f4f4;
-padding:1em;overflow:auto}}td,th{{padding:.2em .6em;text-align:left}}
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 .5em}}pre{{background:#f4f4f4;
+padding:1em;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}}
+td,th{{padding:.2em .6em;text-align:left}}
 {VERDICT_STYLE}</style></head><body>
 {top}
 <h1>{title}</h1>

@@ -36,6 +36,7 @@ class Part:
     title: str
     max_points: float
     tests: tuple[str, ...]
+    short: str = ""  # the column's head: Q1, Q2, ... for questions, T1, ... for tests alone
 
 
 @dataclass(frozen=True, order=True)
@@ -232,11 +233,15 @@ def parts_of(course: Course, assignment: Assignment) -> list[Part]:
             title,
             sum(test.points for test in suite.tests if test.question == question),
             tuple(test.name for test in suite.tests if test.question == question),
+            f"Q{index}",
         )
-        for question, title in suite.question_titles().items()
+        for index, (question, title) in enumerate(suite.question_titles().items(), 1)
     ]
     alone = [test for test in suite.tests if not test.question]
-    parts += [Part(test.name, test.name, test.points, (test.name,)) for test in alone]
+    parts += [
+        Part(test.name, test.name, test.points, (test.name,), f"T{index}")
+        for index, test in enumerate(alone, 1)
+    ]
     return parts
 
 

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from grader.errors import UserError
 from grader.inert import inert_text
+from grader.report.headline import NOTHING_RAN
 
 POLL_S = 0.3
 DONE = ("graded", "error")
@@ -74,15 +75,38 @@ def follow(url: str, ident: str, token: str, wait_s: float = 3600, on_status: An
         time.sleep(POLL_S)
 
 
+def print_questions(results: dict[str, Any], console: Console) -> None:
+    """Points per question (those the student may see), as `grader grade` prints them."""
+    questions = results.get("extra_data", {}).get("questions") or []
+    if not questions:
+        return
+    table = Table(title="Points per question", title_justify="left")
+    for column, justify in (("question", "left"), ("points", "right"), ("failed tests", "left")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for question in questions:
+        ident, title = str(question.get("id", "")), str(question.get("title", ""))
+        table.add_row(
+            Text(inert_text(ident if title == ident else f"{ident}: {title}")),
+            f"{float(question.get('score', 0)):g}/{float(question.get('max_score', 0)):g}",
+            Text(inert_text(", ".join(str(name) for name in question.get("lost", [])) or "none")),
+        )
+    console.print(table)
+
+
 def print_submission(data: dict[str, Any], console: Console) -> None:
-    """The report as `grader grade` prints it, from the API's (student-safe) view."""
+    """The report as `grader grade` prints it, from the API's (student-safe) view: a submission
+    that did not import says so once, first; then points per question, then every test."""
     results = data.get("results") or {}
-    table = Table(
-        title=Text(
-            inert_text(f"{data.get('assignment')}: submission {data.get('number')} of {data.get('login')}")
-        ),
-        title_justify="left",
-    )
+    title = f"{data.get('assignment')}: submission {data.get('number')} of {data.get('login')}"
+    console.print(Text(inert_text(title), style="bold"))
+    output = str(results.get("output") or "")
+    nothing_ran = output.startswith(NOTHING_RAN)
+    if nothing_ran:
+        console.rule(Text("CE: does not import", style="bold red"), align="left")
+        console.print(Text(inert_text(output)))
+        console.rule()
+    print_questions(results, console)
+    table = Table(title="Tests", title_justify="left")
     for column in ("test", "verdict", "points", "cpu s", "wall s", "peak MB"):
         table.add_column(column, overflow="fold" if column == "test" else "ellipsis")
     for test in results.get("tests", []):
@@ -99,12 +123,12 @@ def print_submission(data: dict[str, Any], console: Console) -> None:
             "-" if extra.get("peak_mb") is None else f"{float(extra['peak_mb']):.1f}",
         )
     console.print(table)
-    if results.get("output"):
+    if output and not nothing_ran:
         console.print(Text.assemble(("note:", "yellow"), " ", inert_text(str(results["output"]))))
     hidden = results.get("extra_data", {}).get("hidden_tests")
     if hidden:
         console.print(Text(inert_text(str(hidden))))
-    for test in results.get("tests", []):
+    for test in [] if nothing_ran else results.get("tests", []):
         if test.get("output"):
             verdict = test.get("extra_data", {}).get("verdict", "")
             console.rule(Text(inert_text(f"{test['name']}: {verdict}")), align="left")
@@ -113,7 +137,14 @@ def print_submission(data: dict[str, Any], console: Console) -> None:
     if score is None or top is None:
         console.print(Text(f"status: {inert_text(str(data.get('status')))}"))
         return
-    console.print(Text(f"Score: {score:g} / {top:g}", style="bold"))
+    hidden = float(data.get("hidden_max_score") or 0)
+    console.print(
+        Text(
+            f"Score: {score:g} / {top:g}"
+            + (f" of the visible tests' points; {hidden:g} more point(s) in hidden tests" if hidden else ""),
+            style="bold",
+        )
+    )
     if data.get("late_minutes"):
         console.print(
             Text(

@@ -15,7 +15,8 @@ from grader.service import jobs
 from grader.service.api import course
 from grader.service.class_pages import extension_form_context
 from grader.service.course import EARLIEST, LATEST, in_utc
-from grader.service.instructor_pages import REASON_MAX, assignment_or_404, audit, staff_only
+from grader.service.form_again import REASON_MAX, field_named
+from grader.service.instructor_pages import assignment_or_404, audit, staff_only
 from grader.service.models import Extension
 from grader.service.policy import reopening
 
@@ -82,6 +83,7 @@ def extension(request: HttpRequest, name: str) -> HttpResponse:
             {
                 "a": assignment,
                 "problem": problem,
+                "invalid": field_named(problem),
                 "entered": {"login": login, "due": typed, "reason": reason},
                 **extension_form_context(course(), assignment),
             },

@@ -11,14 +11,8 @@ from grader.service import jobs
 from grader.service.api import course
 from grader.service.classes import test_names
 from grader.service.dates import human
-from grader.service.instructor_pages import (
-    REASON_MAX,
-    assignment_or_404,
-    audit,
-    refusal_line,
-    release_status,
-    staff_only,
-)
+from grader.service.form_again import REASON_MAX, Mistake, forgiving
+from grader.service.instructor_pages import assignment_or_404, audit, release_status, staff_only
 from grader.service.models import ERROR, GRADED, Extension, Release, Submission
 from grader.service.policy import release_effect
 
@@ -47,12 +41,13 @@ def confirm_page(
 
 @staff_only
 @require_http_methods(["GET", "POST"])
+@forgiving("regrade", "regrade")
 def regrade(request: HttpRequest, name: str) -> HttpResponse:
     """GET (or a POST without confirm=yes): what a regrade would do; confirmed: queue it."""
     assignment = assignment_or_404(name)
-    test = request.POST.get("test", request.GET.get("test", ""))
+    test = request.POST.get("test", request.GET.get("test", ""))[:200]
     if test and test not in test_names(course(), assignment):
-        return refusal_line("no such test")
+        raise Mistake(f"test: no test '{test}' in the suite")
     if request.method != "POST" or request.POST.get("confirm") != CONFIRMED:
         waiting = Submission.objects.filter(assignment=name, status__in=[GRADED, ERROR]).count()
         return confirm_page(
@@ -100,19 +95,20 @@ def release(request: HttpRequest, name: str) -> HttpResponse:
 
 @staff_only
 @require_POST
+@forgiving("release_undo", "undo the release")
 def undo_release(request: HttpRequest, name: str) -> HttpResponse:
     """Withdraw a release, unless a student already read a failure text it showed."""
     assignment_or_404(name)
     kept = Release.objects.filter(assignment=name).first()
     if kept is None:
-        return refusal_line(f"{name} has no release to undo")
+        raise Mistake(f"{name} has no release to undo")
     if kept.first_seen_at is not None:
-        return refusal_line(
+        raise Mistake(
             f"{name}'s release cannot be undone: {kept.first_seen_by} read a hidden test's "
             f"failure text at {kept.first_seen_at.isoformat()}"
         )
     # Only while still unseen: a student reading it meanwhile keeps it.
     if not Release.objects.filter(pk=kept.pk, first_seen_at__isnull=True).delete()[0]:
-        return refusal_line(f"{name}'s release cannot be undone: a student has read a failure text")
+        raise Mistake(f"{name}'s release cannot be undone: a student has read a failure text")
     audit(request, "release undone", name, detail=f"asked for at {kept.released_at.isoformat()}")
     return redirect(f"/instructor/{name}?done=release_undone")

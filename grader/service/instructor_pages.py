@@ -18,6 +18,7 @@ from grader.service.class_pages import queue_context, table_context
 from grader.service.classes import regrade_changes, test_names
 from grader.service.course import Assignment
 from grader.service.dates import human
+from grader.service.form_again import REASON_MAX, Mistake, forgiving
 from grader.service.models import (
     AuditEntry,
     Extension,
@@ -157,9 +158,6 @@ def done_message(request: HttpRequest) -> str:
     return message
 
 
-REASON_MAX = 2000
-
-
 def audit(
     request: HttpRequest,
     action: str,
@@ -196,27 +194,29 @@ def audit_page(request: HttpRequest, name: str) -> HttpResponse:
     )
 
 
-def refusal_line(message: str) -> HttpResponse:
-    """A refused instructor action: a 400 in one line."""
-    return HttpResponse(message, status=400, content_type="text/plain")
-
-
-def required_reason(request: HttpRequest, action: str) -> str | HttpResponse:
-    """The form's reason, required and at most REASON_MAX characters (else the 400)."""
-    reason = request.POST.get("reason", "").strip()
+def required_reason(request: HttpRequest, action: str) -> str:
+    """The form's reason, required and at most REASON_MAX characters (else the `Mistake`)."""
+    reason = str(request.POST.get("reason", "")).strip()
     if not reason:
-        return refusal_line(f"reason: required to {action}")
+        raise Mistake(f"reason: required to {action}")
     if len(reason) > REASON_MAX:
-        return refusal_line(f"reason: at most {REASON_MAX} characters")
+        raise Mistake(f"reason: at most {REASON_MAX} characters")
     return reason
 
 
-def student_submission(request: HttpRequest, name: str) -> tuple[User, Submission] | HttpResponse:
-    """The form's `login` and its submission (`submission`: its number or id) to `name`, else
-    the 400 saying which is wrong."""
-    user = User.objects.filter(username=request.POST.get("login", "").strip()[:150]).first()
+def student(request: HttpRequest) -> User:
+    """The student the form's `login` names (else the `Mistake`)."""
+    login = request.POST.get("login", "").strip()[:150]
+    user = User.objects.filter(username=login).first()
     if user is None:
-        return refusal_line("no such login")
+        raise Mistake(f"login: no student '{login}' in the roster" if login else "login: required")
+    return user
+
+
+def student_submission(request: HttpRequest, name: str) -> tuple[User, Submission]:
+    """The form's `login` and its submission (`submission`: its number or id) to `name`, else
+    the `Mistake` saying which is wrong."""
+    user = student(request)
     ident = request.POST.get("submission", "").strip().removeprefix("#")[:32]
     mine = Submission.objects.filter(user=user, assignment=name)
     sub = (
@@ -225,25 +225,21 @@ def student_submission(request: HttpRequest, name: str) -> tuple[User, Submissio
         else mine.filter(pk=ident)
     ).first()
     if sub is None:
-        return refusal_line(f"no such submission of {user.username} to {name}")
+        raise Mistake(f"submission: no such submission of {user.username} to {name}")
     return user, sub
 
 
 @staff_only
 @require_POST
+@forgiving("giveback", "give an attempt back")
 def give_back(request: HttpRequest, name: str) -> HttpResponse:
     """Give a student's submission back: it no longer counts toward the attempts limit nor as
     their score; it stays visible, marked with the reason (required)."""
     assignment_or_404(name)
     reason = required_reason(request, "give an attempt back")
-    if isinstance(reason, HttpResponse):
-        return reason
-    found = student_submission(request, name)
-    if isinstance(found, HttpResponse):
-        return found
-    user, sub = found
+    user, sub = student_submission(request, name)
     if sub.given_back:
-        return refusal_line(f"submission {sub.number} of {user.username} was already given back")
+        raise Mistake(f"submission {sub.number} of {user.username} was already given back")
     sub.given_back = reason
     sub.save(update_fields=["given_back"])
     audit(
@@ -257,28 +253,20 @@ def give_back(request: HttpRequest, name: str) -> HttpResponse:
     return redirect(f"/instructor/{name}?done=given_back")
 
 
-def reopens_credit(assignment: Assignment, user: User, due: datetime, change: str) -> HttpResponse | None:
-    """The 400 refusing a change of `user`'s due date to `due` that would let them earn credit
-    after the hidden failure texts are shown (here or in an assignment sharing its tests)."""
-    refused = reopening(assignment, user.username, due, change, jobs.now())
-    return None if refused is None else refusal_line(refused)
-
-
 @staff_only
 @require_POST
+@forgiving("extension_delete", "delete an extension")
 def delete_extension(request: HttpRequest, name: str) -> HttpResponse:
     """Delete a student's extension: the assignment's due date is theirs again (refused when that
     would reopen credit after the hidden failure texts are shown)."""
     assignment = assignment_or_404(name)
-    user = User.objects.filter(username=request.POST.get("login", "")[:150]).first()
-    if user is None:
-        return refusal_line("no such login")
+    user = student(request)
     kept = Extension.objects.filter(user=user, assignment=name).first()
     if kept is None:
-        return refusal_line(f"{user.username} has no extension for {name}")
-    refused = reopens_credit(assignment, user, assignment.due, "deleting the extension")
+        raise Mistake(f"login: {user.username} has no extension for {name}")
+    refused = reopening(assignment, user.username, assignment.due, "deleting the extension", jobs.now())
     if refused is not None:
-        return refused
+        raise Mistake(refused)
     kept.delete()
     audit(
         request,

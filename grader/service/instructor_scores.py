@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-from django.contrib.auth.models import User
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -14,12 +13,13 @@ from django.views.decorators.http import require_POST
 
 from grader.service.api import course
 from grader.service.classes import adjustment_text
+from grader.service.form_again import Mistake, forgiving
 from grader.service.instructor_pages import (
     assignment_or_404,
     audit,
-    refusal_line,
     required_reason,
     staff_only,
+    student,
     student_submission,
 )
 from grader.service.models import GRADED, Submission
@@ -39,20 +39,16 @@ def pass_back(submission_id: str) -> None:
 
 @staff_only
 @require_POST
+@forgiving("choose", "choose the submission that counts")
 def choose(request: HttpRequest, name: str) -> HttpResponse:
     """This submission counts for its student, whatever the course's `counts:` rule says."""
     assignment_or_404(name)
     reason = required_reason(request, "choose the submission that counts")
-    if isinstance(reason, HttpResponse):
-        return reason
-    found = student_submission(request, name)
-    if isinstance(found, HttpResponse):
-        return found
-    user, sub = found
+    user, sub = student_submission(request, name)
     if sub.given_back:
-        return refusal_line(f"submission {sub.number} of {user.username} was given back: it cannot count")
+        raise Mistake(f"submission {sub.number} of {user.username} was given back: it cannot count")
     if sub.status != GRADED:
-        return refusal_line(f"submission {sub.number} of {user.username} is {sub.status}: not graded")
+        raise Mistake(f"submission {sub.number} of {user.username} is {sub.status}: not graded")
     with transaction.atomic():
         Submission.objects.filter(user=user, assignment=name).exclude(pk=sub.pk).update(chosen="")
         Submission.objects.filter(pk=sub.pk).update(chosen=reason)
@@ -70,15 +66,14 @@ def choose(request: HttpRequest, name: str) -> HttpResponse:
 
 @staff_only
 @require_POST
+@forgiving("choose_undo", "let the rule decide which submission counts")
 def unchoose(request: HttpRequest, name: str) -> HttpResponse:
     """The course's `counts:` rule decides again which of the student's submissions counts."""
     assignment_or_404(name)
-    user = User.objects.filter(username=request.POST.get("login", "").strip()[:150]).first()
-    if user is None:
-        return refusal_line("no such login")
+    user = student(request)
     chosen = Submission.objects.filter(user=user, assignment=name).exclude(chosen="").first()
     if chosen is None:
-        return refusal_line(f"no submission of {user.username} to {name} was chosen to count")
+        raise Mistake(f"no submission of {user.username} to {name} was chosen to count")
     Submission.objects.filter(user=user, assignment=name).update(chosen="")
     audit(
         request,
@@ -107,27 +102,26 @@ def points_of(text: str) -> float | None:
 
 @staff_only
 @require_POST
+@forgiving("adjust", "adjust a score")
 def adjust(request: HttpRequest, name: str) -> HttpResponse:
     """A manual score (`kind=score`: the final score is `points`) or a points adjustment
     (`kind=points`: added to the final score) on one submission, with a reason."""
     assignment_or_404(name)
     kind = request.POST.get("kind", "")
     if kind not in ADJUSTMENTS:
-        return refusal_line(f"kind: {SET_SCORE} (a manual score) or {ADD_POINTS} (points added or taken)")
+        raise Mistake(f"kind: {SET_SCORE} (a manual score) or {ADD_POINTS} (points added or taken)")
     points = points_of(request.POST.get("points", ""))
     if points is None:
-        return refusal_line("points: a number, e.g. 17 or -2.5")
+        raise Mistake("points: a number, e.g. 17 or -2.5")
     if kind == SET_SCORE and points < 0:
-        return refusal_line("points: a manual score is 0 or more")
+        raise Mistake("points: a manual score is 0 or more")
     reason = required_reason(request, "adjust a score")
-    if isinstance(reason, HttpResponse):
-        return reason
-    found = student_submission(request, name)
-    if isinstance(found, HttpResponse):
-        return found
-    user, sub = found
+    user, sub = student_submission(request, name)
     if sub.status != GRADED:
-        return refusal_line(f"submission {sub.number} of {user.username} is {sub.status}: not graded")
+        raise Mistake(f"submission {sub.number} of {user.username} is {sub.status}: not graded")
+    most = sub.max_score or 0.0
+    if kind == SET_SCORE and points > most:
+        raise Mistake(f"points: a manual score is at most {most:g}, the most this submission's suite gives")
     before = final_score(sub)
     sub.adjusted_kind, sub.adjusted_points, sub.adjusted_reason = kind, points, reason
     sub.save(update_fields=["adjusted_kind", "adjusted_points", "adjusted_reason"])
@@ -146,15 +140,13 @@ def adjust(request: HttpRequest, name: str) -> HttpResponse:
 
 @staff_only
 @require_POST
+@forgiving("adjust_undo", "remove a score adjustment")
 def unadjust(request: HttpRequest, name: str) -> HttpResponse:
     """Remove a submission's manual score or points adjustment."""
     assignment_or_404(name)
-    found = student_submission(request, name)
-    if isinstance(found, HttpResponse):
-        return found
-    user, sub = found
+    user, sub = student_submission(request, name)
     if not sub.adjusted_kind:
-        return refusal_line(f"submission {sub.number} of {user.username} has no adjustment")
+        raise Mistake(f"submission {sub.number} of {user.username} has no adjustment")
     before = final_score(sub)
     sub.adjusted_kind, sub.adjusted_points, sub.adjusted_reason = "", None, ""
     sub.save(update_fields=["adjusted_kind", "adjusted_points", "adjusted_reason"])

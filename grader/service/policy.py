@@ -300,10 +300,13 @@ def view(
         )
         results = redact(sub.results, seen, note)
     score = max_score = final = None
+    hidden_max = 0.0  # the hidden tests' points a student is not shown yet
     if results is not None:
         score = float(results["score"])
         max_score = float(results["extra_data"]["max_score"])
         final = final_score(sub, seen)
+        if seen == NOTHING and sub.results is not None:
+            hidden_max = float(sub.results["extra_data"]["max_score"]) - max_score
     chosen = counted(
         list(Submission.objects.filter(user_id=sub.user_id, assignment=sub.assignment)),
         assignment.counts,
@@ -320,6 +323,7 @@ def view(
         "late_minutes": sub.late_minutes,
         "score": score,
         "max_score": max_score,
+        "hidden_max_score": hidden_max,
         "penalty": sub.penalty,
         "final_score": final,
         "results": results,

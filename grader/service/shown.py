@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from grader.errors import UserError
+from grader.report.headline import NOTHING_RAN
 from grader.report.statement import exercise_statement_html
 from grader.service.course import Assignment, Course, suite_of
 from grader.service.dates import human
@@ -18,9 +19,6 @@ from grader.service.models import Submission
 from grader.service.policy import NOTHING, counted, due_for, final_score, hidden_seen, redact, view
 from grader.service.queue_place import place_of
 from grader.suite.load import load_suite
-
-# How results.json's top-level output starts when the submission did not import (headline.py).
-NOTHING_RAN = "No test could run"
 
 
 @dataclass(frozen=True)
@@ -40,6 +38,7 @@ class Row:
     max_score: float | None
     counts: bool
     visible_only: bool  # the score counts the visible tests only (hidden points not shown yet)
+    queue: str = ""  # while it waits: its place in the queue and the wait, e.g. "number 3 in ..."
 
 
 @dataclass(frozen=True)
@@ -68,16 +67,19 @@ def submission_view(
         )
         for q in results.get("extra_data", {}).get("questions", [])
     ]
-    hidden_max = 0.0
-    if sub.results is not None and data["hidden_shown"] == NOTHING:
-        hidden_max = float(sub.results["extra_data"]["max_score"]) - float(data["max_score"])
     return {
         **data,
         "questions": questions,
-        "hidden_max": hidden_max,
+        "hidden_max": data["hidden_max_score"],
         "nothing_ran": str(results.get("output", "")).startswith(NOTHING_RAN),
         "queue": place_of(sub, now),
     }
+
+
+def queue_text(sub: Submission, now: datetime) -> str:
+    """Where a queued submission stands and how long it may wait ("" once it is not queued)."""
+    place = place_of(sub, now)
+    return "" if place is None else place["text"]
 
 
 def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]:
@@ -105,6 +107,7 @@ def home_rows(course: Course, user: User, now: datetime) -> list[AssignmentRows]
                     and any(
                         test.get("visibility") != "visible" for test in (sub.results or {}).get("tests", [])
                     ),
+                    queue_text(sub, now),
                 )
             )
         left = (

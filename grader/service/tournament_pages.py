@@ -16,8 +16,9 @@ from django.views.decorators.http import require_http_methods
 from grader.service import jobs, tournament_jobs
 from grader.service.api import course
 from grader.service.course import Assignment
+from grader.service.form_again import Mistake, forgiving
 from grader.service.instructor_confirm import CONFIRMED, confirm_page
-from grader.service.instructor_pages import assignment_or_404, audit, refusal_line, staff_only
+from grader.service.instructor_pages import assignment_or_404, audit, staff_only
 from grader.service.models import TournamentRun
 from grader.service.pages import signed_in
 from grader.service.policy import release_effect
@@ -116,6 +117,7 @@ def instructor_tournament(request: HttpRequest, name: str) -> HttpResponse:
 
 @staff_only
 @require_http_methods(["GET", "POST"])
+@forgiving("tournament_run", "run a tournament")
 def ask_tournament(request: HttpRequest, name: str) -> HttpResponse:
     """GET (or a POST without confirm=yes): what a tournament would do; confirmed: queue it."""
     assignment = _with_tournament(name)
@@ -138,7 +140,7 @@ def ask_tournament(request: HttpRequest, name: str) -> HttpResponse:
         )
     asked = tournament_jobs.ask(assignment, request.user.get_username())
     if isinstance(asked, str):
-        return refusal_line(asked)
+        raise Mistake(asked)
     audit(request, "tournament", name, detail=f"{len(asked.entrants)} engine(s), run {asked.pk}")
     return redirect(f"/instructor/{name}/tournament?done=asked")
 

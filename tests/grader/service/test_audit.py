@@ -196,28 +196,53 @@ def test_a_given_back_attempt_frees_an_attempt_and_never_counts(
     assert again.status_code == 400 and len(rows(instructor.get(audit, timeout=30).text)) == before + 1
 
 
+def form_again(reply: requests.Response, form: str, said: str, typed: dict[str, str]) -> None:
+    """`reply` is the 400 page showing the form `form` again: the problem, beside the form,
+    says `said`; each field keeps what was typed (as text, escaped); nothing a user typed runs."""
+    assert reply.status_code == 400, reply.text[:300]
+    assert reply.headers["Content-Type"].startswith("text/html")
+    problem = re.search(r'<p class="problem" role="alert" id="problem">(.*?)</p>', reply.text, re.S)
+    assert problem is not None and said in html.unescape(problem.group(1)), reply.text[:600]
+    assert f'id="{form}"' in reply.text and "Traceback" not in reply.text
+    named = said.split(":", 1)[0] if ":" in said and " " not in said.split(":", 1)[0] else ""
+    if named in typed:  # the field the message names points to it
+        field = re.search(rf'<(?:input|select) name="{named}"[^>]*>', reply.text)
+        assert field and 'aria-invalid="true" aria-describedby="problem"' in field.group(0), reply.text
+    assert reply.text.count('aria-invalid="true"') <= 1
+    for field, value in typed.items():
+        if field not in ("kind", "test") and len(value) <= 2000:  # kind, test: a <select>
+            assert f'name="{field}"' in reply.text, field
+            assert f'value="{html.escape(value)}"' in reply.text, field
+    assert "<script>" not in reply.text and "<b>" not in reply.text
+
+
 @pytest.mark.parametrize(
-    "data",
+    ("path", "data", "said"),
     [
-        {"login": "dave", "submission": "0123456789abcdef0123456789abcdef", "reason": "r"},
-        {"login": "dave", "submission": "99", "reason": "r"},
-        {"login": "dave", "submission": "<script>", "reason": "r"},
-        {"login": "nobody", "submission": "1", "reason": "r"},
-        {"login": "carol", "submission": "1", "reason": "r"},  # carol has no submission here
-        {"login": "dave", "submission": "1", "reason": "   "},  # the reason is required
-        {"login": "dave", "submission": "1", "reason": "x" * 2001},
-        {"login": "<b>", "submission": "", "reason": ""},
+        (
+            "giveback",
+            {"login": "dave", "submission": "0123456789abcdef0123456789abcdef", "reason": "r"},
+            "no such submission",
+        ),
+        ("giveback", {"login": "dave", "submission": "99", "reason": "r"}, "no such submission of dave"),
+        ("giveback", {"login": "dave", "submission": "<script>", "reason": "r"}, "no such submission"),
+        ("giveback", {"login": "nobody", "submission": "1", "reason": "r"}, "login: no student 'nobody'"),
+        ("giveback", {"login": "carol", "submission": "1", "reason": "r"}, "no such submission of carol"),
+        ("giveback", {"login": "dave", "submission": "1", "reason": "   "}, "reason: required"),
+        ("giveback", {"login": "dave", "submission": "1", "reason": "x" * 2001}, "reason: at most 2000"),
+        ("giveback", {"login": "<b>", "submission": "", "reason": ""}, "reason: required"),
+        ("extension/delete", {"login": "nobody", "reason": "r"}, "login: no student 'nobody'"),
+        ("extension/delete", {"login": "<script>", "reason": "<b>r</b>"}, "login: no student '<script>'"),
+        ("extension/delete", {"login": "dave", "reason": "r"}, "dave has no extension for never"),
     ],
 )
-def test_a_wrong_give_back_is_a_400_in_one_line_and_writes_nothing(
-    service: Service, keys: dict[str, str], data: dict[str, str]
+def test_a_wrong_give_back_or_extension_deletion_shows_the_form_again_and_writes_nothing(
+    service: Service, keys: dict[str, str], path: str, data: dict[str, str], said: str
 ) -> None:
     instructor = signed_in(service.url, keys["alice"])
     audit = f"{service.url}/instructor/never/audit"
-    reply = act(instructor, service.url, "/instructor/never/giveback", **data)
-    assert reply.status_code == 400
-    assert reply.headers["Content-Type"].startswith("text/plain")
-    assert "\n" not in reply.text.strip() and "<" not in reply.text
+    reply = act(instructor, service.url, f"/instructor/never/{path}", **data)
+    form_again(reply, path.replace("/", "-") + "-form", said, data)
     assert rows(instructor.get(audit, timeout=30).text) == []
 
 
@@ -272,10 +297,10 @@ def test_deleting_an_extension_restores_the_due_date(service: Service, keys: dic
     assert lines[0][6] == "granted by mistake"
     # the 2020 due date is carol's again: a day's late window long closed
     assert service.post("extended", [("grid.py", REFERENCE.read_bytes())], keys["carol"]).status_code == 403
-    # deleting it again, or a login that does not exist: a 400 in one line, nothing written
-    for login in ("carol", "nobody"):
+    # deleting it again, or a login that does not exist: the form again, nothing written
+    for login, said in (("carol", "carol has no extension"), ("nobody", "no student 'nobody'")):
         again = act(instructor, service.url, "/instructor/extended/extension/delete", login=login, reason="r")
-        assert again.status_code == 400 and "\n" not in again.text.strip()
+        form_again(again, "extension-delete-form", said, {"login": login, "reason": "r"})
     assert len(rows(instructor.get(audit, timeout=30).text)) == before + 1
 
 
@@ -334,6 +359,6 @@ def test_deleting_an_extension_that_would_reopen_credit_after_the_texts_are_out_
         assert post("extension", login="bob", due="2019-06-01T00:00:00+00:00").status_code == 302
         assert post("release", confirm="yes").status_code == 302  # takes effect now: the texts are out
         refused = post("extension/delete", login="bob", reason="r")
-        assert refused.status_code == 400 and "already shown" in refused.text, refused.text
+        form_again(refused, "extension-delete-form", "already shown", {"login": "bob", "reason": "r"})
         lines = rows(instructor.get(f"{started.url}/instructor/alone/audit", timeout=30).text)
         assert [line[2] for line in lines] == ["release", "extension granted"]

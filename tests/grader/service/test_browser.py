@@ -211,7 +211,7 @@ def test_the_students_pages_at_a_desktop_and_a_phone_width(
     sign_in(browser, service.url, keys["bob"])
     for width in WIDTHS:
         home = looks_right(browser, f"{service.url}/", width, shots / f"home-{width}.png")
-        assert re.search(r"\(in \d+ years\)", home), home  # the due date, 2099, relative
+        assert re.search(r"Due in \d+ years \(\w{3} \d+ \w{3} 2099, \d\d:\d\d CES?T\)", home), home
         counted = browser.find_element(By.CSS_SELECTOR, "#assignment-open tr.counted")
         assert f"{data['score']:g} / {visible_points:g}" in counted.text and "counts" in counted.text
         looks_right(browser, f"{service.url}/assignments/open", width, shots / f"assignment-{width}.png")
@@ -238,15 +238,43 @@ def test_the_students_pages_at_a_desktop_and_a_phone_width(
 def test_the_sign_in_and_instructor_pages_at_a_phone_width(
     service: Service, keys: dict[str, str], browser: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
     shots = tmp_path_factory.mktemp("screenshots")
-    browser.get(f"{service.url}/")
-    looks_right(browser, f"{service.url}/", 390, shots / "signin-390.png", dated=False)
+    for width in (1280, 390):
+        looks_right(browser, f"{service.url}/", width, shots / f"signin-{width}.png", dated=False)
     sign_in(browser, service.url, keys["alice"])
     for width in WIDTHS:
         looks_right(browser, f"{service.url}/instructor/", width, shots / f"queue-{width}.png")
         looks_right(
             browser, f"{service.url}/instructor/past", width, shots / f"class-{width}.png", dated=False
         )
+    # a mistake in a form (the class page just shown): the form again, the message, what was typed
+    browser.find_element(By.CSS_SELECTOR, "#giveback-form [name=login]").send_keys("nobody")
+    browser.find_element(By.CSS_SELECTOR, "#giveback-form [name=submission]").send_keys("1")
+    browser.find_element(By.CSS_SELECTOR, "#giveback-form [name=reason]").send_keys("<b>ill</b>")
+    browser.find_element(By.CSS_SELECTOR, "#giveback-form button[type=submit]").send_keys(Keys.ENTER)
+    arrived(browser, lambda b: b.find_elements(By.ID, "problem"))
+    for width in (1280, 390):
+        looks_right(browser, "", width, shots / f"giveback-mistake-{width}.png", dated=False, load=False)
+    assert "login: no student 'nobody' in the roster" in browser.find_element(By.ID, "problem").text
+    reason = browser.find_element(By.CSS_SELECTOR, "#giveback-form [name=reason]")
+    assert reason.get_attribute("value") == "<b>ill</b>"
+    for width in (1280, 390):  # the confirmation pages and the audit log
+        for action in ("regrade", "release"):
+            text = looks_right(
+                browser,
+                f"{service.url}/instructor/past/{action}?reason=exam",
+                width,
+                shots / f"confirm-{action}-{width}.png",
+                dated=False,
+            )
+            assert f"Confirm the {action}" in text
+        text = looks_right(
+            browser, f"{service.url}/instructor/past/audit", width, shots / f"audit-{width}.png", dated=False
+        )
+        assert "audit log" in text
 
 
 RAISING_HTML = (
@@ -276,6 +304,13 @@ def test_the_class_table_its_statistics_and_the_extension_form_in_a_browser(
             browser, f"{service.url}/instructor/never", width, shots / f"class-table-{width}.png"
         )
         assert "Per question" in text and "Most common failure texts" in text
+        heads = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#students th.part')).map(th => ["
+            "th.querySelector('abbr').title, th.querySelector('abbr').getBoundingClientRect().top,"
+            "th.querySelector('.muted').getBoundingClientRect().top]);"
+        )
+        assert heads and all(abbr == points for _, abbr, points in heads), heads  # one line each
+        assert all(title in text for title, _, _ in heads)  # spelled out in the legend
         assert not browser.find_elements(By.CSS_SELECTOR, "main img, main script")
         assert "<img src=x onerror=alert(1)><script>alert(2)</script>" in text  # shown, as text
         bar = browser.find_element(By.CSS_SELECTOR, "svg.histogram rect.bar")

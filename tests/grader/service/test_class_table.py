@@ -108,8 +108,12 @@ def test_the_table_has_sections_statuses_questions_and_attempts(
     page = instructor.get(f"{class_service.url}/instructor/open", timeout=30).text
     suite = load_suite("bitgrid").suite
     assert f'<strong id="max-score">{suite.total_points:g}</strong>' in page
-    heads = re.findall(r'<th data-column="\d+" class="num part">(.*?) <span', page)
-    assert heads == list(suite.question_titles().values())
+    heads = re.findall(
+        r'<th data-column="\d+" class="num part" scope="col"><abbr title="(.*?)">Q(\d+)<', page
+    )
+    assert heads == [(title, f"{index}") for index, title in enumerate(suite.question_titles().values(), 1)]
+    legend = page.split('id="parts-legend"', 1)[1].split("</dl>", 1)[0]
+    assert re.findall(r"<dt>(.*?)</dt><dd>(.*?) <", legend) == [(f"Q{i}", t) for t, i in heads]
     assert "<td>A1</td>" in row(page, "bob") and "<td>B3</td>" in row(page, "erin")
     status = re.compile(r'<span class="status">(.*?)</span>')
     statuses = {login: status.search(row(page, login)) for login in logins(page)}

@@ -24,7 +24,7 @@ from tests.grader.service.conftest import (
     tokens,
     write_course,
 )
-from tests.grader.service.test_audit import rows
+from tests.grader.service.test_audit import form_again, rows
 
 pytestmark = pytest.mark.slow
 
@@ -116,7 +116,7 @@ def test_an_instructor_chooses_the_submission_that_counts_and_undoes_it(
     assert audit_lines(instructor, service.url, "open")[0][1:4] == ["alice", "counted choice removed", "dave"]
     assert service.get(low["id"], keys["dave"]).json()["counts"]
     again = act(instructor, service.url, "open", "choose/undo", login="dave", reason="twice")
-    assert again.status_code == 400 and "\n" not in again.text.strip()
+    form_again(again, "choose-undo-form", "no submission of dave to open was chosen", {"login": "dave"})
 
 
 def test_a_manual_score_and_a_points_adjustment_reach_the_student_and_the_exports(
@@ -150,6 +150,18 @@ def test_a_manual_score_and_a_points_adjustment_reach_the_student_and_the_export
     )
     assert float(csv_row(instructor, service.url, "open", "bob")["final_score"]) == full - 2.5
     assert float(csv_row(instructor, service.url, "open", "bob", "moodle")["open"]) == full - 2.5
+    most = service.get(graded["id"], keys["alice"]).json()["max_score"]  # hidden points included
+    staff_view = instructor.get(f"{service.url}/submissions/{graded['id']}", timeout=30).text
+    assert "<title>open: submission 1</title>" in staff_view  # its forms in the page, not the title
+    assert staff_view.count('action="/instructor/open/adjust"') == 1
+    above = {"login": "bob", "submission": "1", "kind": "score", "points": f"{most + 0.5:g}", "reason": "r"}
+    form_again(
+        act(instructor, service.url, "open", "adjust", **above),
+        "adjust-form",
+        f"points: a manual score is at most {most:g}, the most this submission's suite gives",
+        above,
+    )
+    assert 'value="score" selected' in act(instructor, service.url, "open", "adjust", **above).text
     manual = act(
         instructor, service.url, "open", "adjust", login="bob", submission=graded["id"], kind="score",
         points="5", reason="oral exam",
@@ -172,42 +184,76 @@ def test_counts_best_weighs_the_adjusted_scores(service: Service, keys: dict[str
     low = service.graded("best", [("grid.py", STUB.read_bytes())], keys["carol"])
     assert service.get(full["id"], keys["carol"]).json()["counts"]
     instructor = signed_in(service.url, keys["alice"])
-    bonus = full["max_score"] * 2
+    most = service.get(low["id"], keys["alice"]).json()["max_score"]
+    taken = act(
+        instructor, service.url, "best", "adjust", login="carol", submission="1", kind="points",
+        points="-1", reason="copied",
+    )  # fmt: skip
+    assert taken.status_code == 302
     reply = act(
         instructor, service.url, "best", "adjust", login="carol", submission="2", kind="score",
-        points=str(bonus), reason="regraded by hand",
+        points=f"{most:g}", reason="regraded by hand",
     )  # fmt: skip
     assert reply.status_code == 302
     assert service.get(low["id"], keys["carol"]).json()["counts"]
 
 
 @pytest.mark.parametrize(
-    ("path", "data"),
+    ("path", "data", "said"),
     [
-        ("adjust", {"login": "dave", "submission": "1", "kind": "points", "points": "2", "reason": " "}),
-        ("adjust", {"login": "dave", "submission": "1", "kind": "bonus", "points": "2", "reason": "r"}),
-        ("adjust", {"login": "dave", "submission": "1", "kind": "points", "points": "nan", "reason": "r"}),
-        ("adjust", {"login": "dave", "submission": "1", "kind": "points", "points": "1e99", "reason": "r"}),
-        ("adjust", {"login": "dave", "submission": "1", "kind": "score", "points": "-1", "reason": "r"}),
-        ("adjust", {"login": "dave", "submission": "7", "kind": "points", "points": "1", "reason": "r"}),
-        ("adjust", {"login": "nobody", "submission": "1", "kind": "points", "points": "1", "reason": "r"}),
-        ("adjust/undo", {"login": "erin", "submission": "1"}),
-        ("choose", {"login": "dave", "submission": "1", "reason": ""}),
-        ("choose", {"login": "dave", "submission": "<b>", "reason": "r"}),
-        ("choose", {"login": "dave", "submission": "1", "reason": "x" * 2001}),
-        ("choose/undo", {"login": "<script>"}),
-        ("release/undo", {"reason": "nothing released"}),
+        (
+            "adjust",
+            {"login": "dave", "submission": "1", "kind": "points", "points": "2", "reason": " "},
+            "reason: required",
+        ),
+        (
+            "adjust",
+            {"login": "dave", "submission": "1", "kind": "bonus", "points": "2", "reason": "r"},
+            "kind: ",
+        ),
+        (
+            "adjust",
+            {"login": "dave", "submission": "1", "kind": "points", "points": "nan", "reason": "r"},
+            "points: a number",
+        ),
+        (
+            "adjust",
+            {"login": "dave", "submission": "1", "kind": "points", "points": "1e99", "reason": "r"},
+            "points: a number",
+        ),
+        (
+            "adjust",
+            {"login": "dave", "submission": "1", "kind": "score", "points": "-1", "reason": "r"},
+            "points: a manual score is 0 or more",
+        ),
+        (
+            "adjust",
+            {"login": "dave", "submission": "7", "kind": "points", "points": "1", "reason": "r"},
+            "no such submission of dave",
+        ),
+        (
+            "adjust",
+            {"login": "nobody", "submission": "1", "kind": "points", "points": "1", "reason": "<b>r</b>"},
+            "login: no student 'nobody'",
+        ),
+        ("adjust/undo", {"login": "erin", "submission": "1"}, "no such submission of erin"),
+        ("choose", {"login": "dave", "submission": "1", "reason": ""}, "reason: required"),
+        ("choose", {"login": "dave", "submission": "<b>", "reason": "r"}, "no such submission of dave"),
+        ("choose", {"login": "dave", "submission": "1", "reason": "x" * 2001}, "reason: at most 2000"),
+        ("choose/undo", {"login": "<script>"}, "login: no student '<script>'"),
+        ("choose/undo", {"login": "dave", "reason": "r"}, "no submission of dave to open was chosen"),
+        ("release/undo", {"reason": "nothing released"}, "open has no release to undo"),
+        ("regrade", {"test": "<script>", "reason": "<b>r</b>"}, "test: no test '<script>' in the suite"),
+        ("suite/regrade", {"digest": "<b>", "reason": "r"}, "confirm: tick the box"),
     ],
 )
-def test_a_wrong_correction_is_a_400_in_one_line_and_writes_nothing(
-    service: Service, keys: dict[str, str], path: str, data: dict[str, str]
+def test_a_wrong_correction_shows_the_form_again_and_writes_nothing(
+    service: Service, keys: dict[str, str], path: str, data: dict[str, str], said: str
 ) -> None:
     instructor = signed_in(service.url, keys["alice"])
     before = audit_lines(instructor, service.url, "open")
     reply = act(instructor, service.url, "open", path, **data)
-    assert reply.status_code == 400, reply.text
-    assert reply.headers["Content-Type"].startswith("text/plain")
-    assert "\n" not in reply.text.strip() and "<" not in reply.text
+    form_again(reply, path.replace("/", "-") + "-form", said, data)
     assert audit_lines(instructor, service.url, "open") == before
 
 
@@ -262,7 +308,9 @@ def test_a_release_is_undone_until_a_student_reads_what_it_showed(tmp_path: Path
         )
         assert "(hidden)" in page.text  # erin reads the hidden tests
         refused = act(instructor, service.url, "never", "release/undo", reason="too late")
-        assert refused.status_code == 400 and "erin read a hidden test's failure text" in refused.text
+        form_again(
+            refused, "release-undo-form", "erin read a hidden test's failure text", {"reason": "too late"}
+        )
         assert audit_lines(instructor, service.url, "never")[0][1:3] == ["alice", "release"]
 
 

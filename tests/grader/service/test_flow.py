@@ -116,11 +116,18 @@ def test_a_mutant_gets_the_verdicts_the_engine_gives_it(service: Service, keys: 
 def test_grader_submit_prints_the_report(service: Service, keys: dict[str, str], tmp_path: Path) -> None:
     copy = tmp_path / "grid.py"
     copy.write_bytes(REFERENCE.read_bytes())
-    _, _, visible_points, _ = visible_and_hidden()
+    _, _, visible_points, all_points = visible_and_hidden()
     done = grader("submit", service.url, "open", str(copy), env={"GRADER_TOKEN": keys["erin"]})
     assert done.returncode == 0, done.stderr
-    assert f"Score: {visible_points:g} / {visible_points:g}" in done.stdout
+    assert f"Score: {visible_points:g} / {visible_points:g} of the visible tests' points; " in done.stdout
+    assert f"{all_points - visible_points:g} more point(s) in hidden tests" in done.stdout
     assert "hidden test(s)" in done.stdout
+    assert done.stdout.index("Points per question") < done.stdout.index("Tests")
+    copy.write_bytes(b"def winner(:\n")
+    broken = grader("submit", service.url, "open", str(copy), env={"GRADER_TOKEN": keys["erin"]})
+    assert broken.returncode == 0, broken.stderr
+    assert broken.stdout.count("No test could run") == 1 and broken.stdout.count("SyntaxError") == 1
+    assert broken.stdout.index("No test could run") < broken.stdout.index("Points per question")
     wrong = grader("submit", service.url, "open", str(copy), "--token", "nope", env={"GRADER_TOKEN": ""})
     assert wrong.returncode == 3 and "HTTP 401" in wrong.stderr
     assert len(wrong.stderr.strip().splitlines()) == 1

@@ -18,7 +18,7 @@ pytest.importorskip("lti1p3platform")
 from grader.suite.load import load_suite
 from tests.grader.service.conftest import COURSE, REFERENCE, WAIT_S, Service, write_course
 from tests.grader.service.lti_platform import INSTRUCTOR, LEARNER, LmsUser, Platform
-from tests.grader.service.test_browser import arrived, start_chromium
+from tests.grader.service.test_browser import arrived, looks_right, start_chromium
 
 BITGRID_POINTS = load_suite("bitgrid").suite.total_points  # every test's, hidden ones too
 
@@ -67,7 +67,7 @@ def scores_received(platform: Platform, count: int) -> list[dict[str, Any]]:
 
 
 def test_learner_and_instructor_launch_submit_and_the_lms_gets_the_score(
-    platform: Platform, service: Service, browser: Any
+    platform: Platform, service: Service, browser: Any, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -105,5 +105,7 @@ def test_learner_and_instructor_launch_submit_and_the_lms_gets_the_score(
     browser.execute_script("arguments[0].form.requestSubmit(arguments[0]);", sync)
     arrived(browser, lambda b: b.find_elements(By.ID, "done"))
     assert browser.find_element(By.ID, "done").text == "1 added, 2 known, 0 deactivated."
+    for width in (1280, 390):  # the LMS actions' result page
+        looks_right(browser, "", width, tmp_path / f"lti-result-{width}.png", dated=False, load=False)
     browser.get(f"{service.url}/instructor/past")
     assert "Kim Newcomer" in browser.find_element(By.TAG_NAME, "table").text

@@ -29,6 +29,7 @@ from tests.grader.service.conftest import (
     tokens,
     write_course,
 )
+from tests.grader.service.test_audit import form_again
 
 ROOT = Path(__file__).resolve().parents[3]
 COURSE = """\
@@ -139,9 +140,9 @@ def test_an_edited_suite_changes_nothing_until_the_regrade_lists_whose_score_cha
         digest = re.search(r'name="digest" value="([0-9a-f]{64})"', page)
         assert digest is not None
         unconfirmed = regrade_onto(service.url, alice, digest=digest.group(1))
-        assert unconfirmed.status_code == 400 and unconfirmed.text.startswith("confirm:")
+        form_again(unconfirmed, "suite-regrade-form", "confirm: tick the box", {"digest": digest.group(1)})
         wrong = regrade_onto(service.url, alice, digest="0" * 64, confirm="yes")
-        assert wrong.status_code == 400 and "not the one you confirmed" in wrong.text
+        form_again(wrong, "suite-regrade-form", "not the one you confirmed", {"digest": "0" * 64})
         assert "regrade onto new suite" not in alice.get(f"{service.url}/instructor/pinned/audit").text
 
         done = regrade_onto(service.url, alice, digest=digest.group(1), confirm="yes", reason="count-games")

@@ -152,6 +152,7 @@ def served_scenario(course_path: str) -> None:
     assert mine is not None
     shown = student.get(f"/submissions/{mine.id}").content.decode()
     said = re.search(r'<span id="queue-place">\((.*?)\)</span>', shown)
+    home = re.findall(r'<span class="queue-place">\((.*?)\)</span>', student.get("/").content.decode())
     claimed = []
     while (job := jobs.claim("worker")) is not None:
         claimed.append(job.id)
@@ -164,6 +165,7 @@ def served_scenario(course_path: str) -> None:
                 "student": student.get("/instructor/").status_code,
                 "places": places,
                 "said": said.group(1) if said else None,
+                "home": home,
                 "mine": mine.id,
                 "logins": {sub.id: sub.user.username for sub in Submission.objects.select_related("user")},
             }
@@ -215,3 +217,4 @@ def test_the_queue_page_lists_jobs_in_the_order_workers_claim_them(tmp_path: Pat
     assert outcome["places"] == {ident: index + 1 for index, ident in enumerate(outcome["claimed"])}
     position = outcome["claimed"].index(outcome["mine"]) + 1
     assert outcome["said"] is not None and outcome["said"].startswith(f"number {position} in the queue")
+    assert outcome["said"] in outcome["home"]  # the student's home page says it too, beside each queued one
