@@ -26,9 +26,15 @@ QUESTION_OF_FUNCTION = {
 }
 """The question grading a function, where it is not the function's name with dashes."""
 
-SAME_QUESTION = {"solve-4x4x4": "solve", "solve-work": "solve"}
+SAME_QUESTION = {
+    "solve-4x4x4": "solve",
+    "solve-work": "solve",
+    "best-move": "tree-value",
+    "best-move-hidden": "tree-value",
+}
 """Tests grading the same question as another one under a name of their own (since issue 20 no
-mutant is caught by solve-4x4x4's time: the table is checked by count, in solve-work)."""
+mutant is caught by solve-4x4x4's time: the table is checked by count, in solve-work; best-move
+plays with the bval that tree-value grades, issue 33)."""
 
 
 def question_of_function(changed: str) -> str:
