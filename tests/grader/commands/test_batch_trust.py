@@ -191,7 +191,7 @@ def test_gradebook_changes_name_the_students_and_tests(
 def test_a_judge_error_ends_the_batch_non_zero_naming_the_student(
     toy_class: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from grader.cluster import executors, grading
+    from grader.cluster import grading, pool
 
     real = grading.grade
 
@@ -201,7 +201,7 @@ def test_a_judge_error_ends_the_batch_non_zero_naming_the_student(
         return real(loaded, source, **options)
 
     monkeypatch.setattr(grading, "grade", breaks_on_bob)
-    monkeypatch.setattr(executors, "ProcessPoolExecutor", _InlinePool)  # so the patch applies
+    monkeypatch.setattr(pool, "start_pool", _InlinePool)  # so the patch applies
     assert grade_class(toy_class, tmp_path / "out") == 1
     printed = capsys.readouterr().out
     assert "grader error (JE) for 1 submission(s): bob" in printed
