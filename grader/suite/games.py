@@ -8,11 +8,11 @@ over. The engine's calls run one per fresh test process, behind the same boundar
 every call test (`grader.judge.games` plays; `grader.judge.gametest` judges a suite's test).
 
 ```yaml
-  - name: games-vs-reference
+  - name: games-forced-wins
     question: search
-    points: 4
-    limits: {cpu_s: 5}                   # per move: each call is a test process of its own
-    game: {matches: games:versus_reference}
+    points: 2
+    limits: {cpu_s: 10}                  # per move: each call is a test process of its own
+    game: {matches: games:forced_wins}
 ```
 """
 
