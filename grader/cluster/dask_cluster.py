@@ -4,6 +4,7 @@ LocalCluster of `jobs` single-threaded workers here; and what every Dask executo
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
@@ -69,6 +70,13 @@ class DaskCluster:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
+        self.close()
+
+    def cancel_and_close(self, running: Iterable[Any]) -> None:
+        """Cancel the tasks still `running`, then close the client (and a LocalCluster started here)."""
+        pending = list(running)
+        if self.client is not None and pending:
+            self.client.cancel(pending)
         self.close()
 
     def close(self) -> None:

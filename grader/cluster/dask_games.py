@@ -47,9 +47,7 @@ class DaskGames:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        if self.client is not None and self.running:
-            self.client.cancel(list(self.running))
-        self.dask.close()
+        self.dask.cancel_and_close(self.running)
         self.client = None
 
     def submit(self, pairing: Pairing, sandbox: Confinement, limits: Limits) -> None:
