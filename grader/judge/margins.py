@@ -2,12 +2,18 @@
 
 Every CPU limit must leave an honest, unoptimised solution a wide margin: verify grades each plain
 right solution (a known AC submission named `plain-*`) and fails when one of its tests used more
-than a third of the test's CPU limit on this machine.
+than a third of the test's CPU limit on this machine. A busy machine inflates CPU time too (shared
+caches, a sibling hyperthread: 1.5x was seen in CI beside a full test run), so a test found under the
+margin is measured once more and the lesser of its two times is judged, as benchmarks take the best
+of their runs.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 from grader.judge.grade import GradeReport
+from grader.judge.verdicts import TestResult
 
 PLAIN_PREFIX = "plain-"
 MARGIN = 3.0  # a plain right solution's CPU time, times this, stays within every CPU limit
@@ -34,20 +40,48 @@ def margin_problems(name: str, report: GradeReport, margin: float = MARGIN) -> l
     >>> [problem.split(": ")[1] for problem in margin_problems("AC/plain-student", report)]
     ['test big used 2.00 s of CPU, its limit 5 s is only 2.5x that (at least 3x wanted)']
     """
-    problems = []
-    for result in report.results:
-        if result.kind == "game":  # its CPU is every move's, its limit one move's: bench/tournament.py
-            continue
-        limit = result.limits.get("cpu_s")
-        used = result.usage.cpu_s
-        if limit is None or used <= 0 or limit >= margin * used:
-            continue
-        problems.append(
-            f"plain solution {name}: test {result.name} used {used:.2f} s of CPU, its "
-            f"limit {limit:g} s is only {limit / used:.1f}x that (at least "
-            f"{margin:g}x wanted)"
-        )
-    return problems
+    return [
+        f"plain solution {name}: test {result.name} used {result.usage.cpu_s:.2f} s of CPU, its "
+        f"limit {result.limits['cpu_s']:g} s is only {result.limits['cpu_s'] / result.usage.cpu_s:.1f}x "
+        f"that (at least {margin:g}x wanted)"
+        for result in under_margin(report, margin)
+    ]
+
+
+def under_margin(report: GradeReport, margin: float = MARGIN) -> list[TestResult]:
+    """The results whose CPU time, times `margin`, exceeds their test's CPU limit."""
+    return [
+        result
+        for result in report.results
+        # a game's CPU is every move's, its limit one move's: bench/tournament.py
+        if result.kind != "game"
+        and "cpu_s" in result.limits
+        and result.usage.cpu_s > 0
+        and result.limits["cpu_s"] < margin * result.usage.cpu_s
+    ]
+
+
+def least_of(report: GradeReport, again: GradeReport) -> GradeReport:
+    """`report` with each test's CPU time the lesser of its two measurements (`again` holds some
+    tests run a second time).
+
+    >>> from grader.judge.verdicts import TestResult, Usage, Verdict
+    >>> def run(cpu_s: float) -> TestResult:
+    ...     return TestResult("t", Verdict.AC, 1, 1, "visible", usage=Usage(cpu_s=cpu_s))
+    >>> least_of(GradeReport("e", "s", [run(4.9)]), GradeReport("e", "s", [run(3.2)])).results[0].usage.cpu_s
+    3.2
+    >>> least_of(GradeReport("e", "s", [run(3.2)]), GradeReport("e", "s", [run(4.9)])).results[0].usage.cpu_s
+    3.2
+    """
+    second = {result.name: result for result in again.results}
+
+    def lesser(result: TestResult) -> TestResult:
+        other = second.get(result.name)
+        if other is None or not 0 < other.usage.cpu_s < result.usage.cpu_s:
+            return result
+        return dataclasses.replace(result, usage=other.usage)
+
+    return dataclasses.replace(report, results=[lesser(result) for result in report.results])
 
 
 def margin_line(name: str, report: GradeReport) -> str:
