@@ -1,6 +1,6 @@
 """Benchmark: the watchdog's own CPU as a share of the test's CPU (issue 11), idle and under load.
 
-Grades the weighted reference's heaviest tests, task4-3-9 (~0.2 s of CPU) and task2-4-4 (~0.06 s),
+Grades the weighted reference's heaviest tests, task4-3-9 (~0.2 s of CPU) and task4-4-4 (~0.03 s),
 each `--runs` times through `Grader.run_test`, and compares the grader process's own CPU time
 (`time.process_time()`: this process only, so neither the fork server nor the test) with the
 test's `cpu_s`. What is counted is everything the parent does for the test: the watchdog's
@@ -10,7 +10,7 @@ is an upper bound of the watchdog alone. Then the same with two busy loops per c
 gives each its share).
 
     .venv/bin/python bench/watchdog_share.py [--runs N] [--exercise weighted]
-        [--tests task4-3-9 task2-4-4] [--mutant AC/plain-literal]
+        [--tests task4-3-9 task4-4-4] [--mutant AC/plain-literal]
 
 `--mutant VERDICT/NAME` grades that known submission (mutant or solution) instead of the
 reference: AC/plain-literal's task4-3-9 lasts about 2.3-2.7 s, a test of the length the target is for
@@ -144,7 +144,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--exercise", default="weighted")
-    parser.add_argument("--tests", nargs="+", default=["task4-3-9", "task2-4-4"])
+    parser.add_argument("--tests", nargs="+", default=["task4-3-9", "task4-4-4"])
     parser.add_argument("--sandbox", default=None, help="default: $GRADER_SANDBOX, else bwrap")
     parser.add_argument("--mutant", default=None, help="VERDICT/NAME; default: the reference")
     args = parser.parse_args()

@@ -70,7 +70,7 @@ def _line(result: Result) -> str:
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("exercise", ["bitgrid", "weighted"])
 def test_reference_verdicts_do_not_change_under_load(exercise: str, request: pytest.FixtureRequest) -> None:
-    # The whole suite, the heavy weighted tests included (task4-3-9, task2-4-4: ~0.05-0.4 s of
+    # The whole suite, the heavy weighted tests included (task4-3-9, task4-4-4: ~0.03-0.4 s of
     # CPU each): under this load their wall time grows about 3x, their CPU time does not.
     loaded = load_suite(exercise)
     idle = grade(loaded, loaded.exercise.reference, sandbox="bwrap")
