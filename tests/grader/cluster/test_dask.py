@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ from grader.commands import batch
 from grader.exercise import project_root
 from grader.report.gradebook import Gradebook
 from grader.suite.load import LoadedSuite, load_suite
+from tests.grader.cluster.workers import kill_a_busy_worker
 
 distributed = pytest.importorskip("distributed")
 
@@ -139,12 +138,6 @@ def test_an_unreachable_scheduler_is_one_line(
     assert not list((tmp_path / "out").glob("*/results.json"))
 
 
-def _executing(dask_worker: Any) -> tuple[int, list[str]]:
-    """(pid, keys of the tasks it is running) of a worker."""
-    keys = [str(key) for key, task in dask_worker.state.tasks.items() if task.state == "executing"]
-    return os.getpid(), keys
-
-
 @pytest.mark.slow
 def test_a_worker_killed_mid_batch_loses_nothing(tmp_path: Path) -> None:
     """The whole sample class (Dave runs into his time limits, so grading him takes a while);
@@ -155,22 +148,14 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path: Path) -> None:
     grade_batch(loaded, SAMPLES, reference, jobs=2, resume=False, sandbox="process")
     killed: list[tuple[str, list[str]]] = []
     calls: list[str] = []
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0
+    ) as cluster:
 
         def on_done(student: str, data: dict[str, Any], progress: BatchProgress) -> None:
             calls.append(student)
-            if killed:
-                return
-            for address, (pid, keys) in client.run(_executing).items():
-                if keys:
-                    os.kill(pid, signal.SIGKILL)
-                    killed.append((address, keys))
-                    return
+            if not killed and (victim := kill_a_busy_worker(cluster, "")):
+                killed.append(victim)
 
         out = tmp_path / "cluster"
         progress = grade_batch(

@@ -4,9 +4,7 @@ mid-tournament loses no game."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from grader.cluster.gameplay import GameResult, tournament_of
 from grader.commands.tournament import move_limits
 from grader.exercise import project_root
 from grader.suite.load import load_suite
+from tests.grader.cluster.workers import kill_a_busy_worker
 
 distributed = pytest.importorskip("distributed")
 
@@ -93,12 +92,6 @@ def test_a_local_cluster_plays_the_same_tournament_as_the_pool(
     assert any(len(game["moves"]) > 10 for game in on_dask["games"]), "no game was played out"
 
 
-def _executing(dask_worker: Any) -> tuple[int, list[str]]:
-    """(pid, keys of the tasks it is running) of a worker."""
-    keys = [str(key) for key, task in dask_worker.state.tasks.items() if task.state == "executing"]
-    return os.getpid(), keys
-
-
 @pytest.mark.slow
 def test_a_worker_killed_mid_tournament_loses_no_game(tiny_class: Path, in_the_pool: dict[str, Any]) -> None:
     """Once a game came back, a worker that is playing one is killed: its game is played again
@@ -113,20 +106,14 @@ def test_a_worker_killed_mid_tournament_loses_no_game(tiny_class: Path, in_the_p
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0
         ) as cluster,
-        distributed.Client(cluster) as client,
         DaskGames(loaded, None, cluster.scheduler_address) as games,
     ):
         for pairing in pairings:
             games.submit(pairing, "process", limits)
         for result in games.completed():
             results.append(result)
-            if killed:
-                continue
-            for address, (pid, keys) in client.run(_executing).items():
-                if any(key.startswith("game-") for key in keys):
-                    os.kill(pid, signal.SIGKILL)
-                    killed.append((address, keys))
-                    break
+            if not killed and (victim := kill_a_busy_worker(cluster, "game-")):
+                killed.append(victim)
     assert killed, "no worker was playing when a game came back"
     assert sorted(result["number"] for result in results) == list(range(len(pairings)))
     assert not [result for result in results if result["void"] is not None]
