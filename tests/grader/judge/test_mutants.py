@@ -151,9 +151,6 @@ def test_plain_student_gets_full_marks(exercise: str) -> None:
     _full_marks(exercise, "plain-student")
 
 
-# ultimate's plain solution takes ~90 s of CPU: `grader verify ultimate` (tests/grader/commands/
-# test_verify.py) grades it already.
-@pytest.mark.slow
-@pytest.mark.parametrize("exercise", ["gametree", "boardgame"])
-def test_plain_student_of_a_heavy_suite_gets_full_marks(exercise: str) -> None:
-    _full_marks(exercise, "plain-student")
+# The heavy suites' plain solutions (gametree ~24 s, boardgame ~6 s, weighted ~8 s, ultimate ~140 s
+# of CPU) are graded once per test run, by `grader verify` in tests/grader/commands/test_verify.py,
+# which fails when a known right solution loses a point.
