@@ -8,13 +8,30 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+_EXACT = frozenset({int, str, bool, type(None)})  # equal means same, once the types are the same
+
 
 def same(got: Any, expected: Any) -> bool:
-    """Plain-data equality that also compares types, recursively."""
+    """Plain-data equality that also compares types, recursively.
+
+    >>> same([1, "a", [2.0]], [1, "a", [2.0]]), same([1, True], [1, 1]), same([[1]], [[1.0]])
+    (True, False, False)
+    """
     if type(got) is not type(expected):
         return False
     if isinstance(got, list):
-        return len(got) == len(expected) and all(map(same, got, expected))
+        if len(got) != len(expected):
+            return False
+        for item, wanted in zip(got, expected, strict=True):  # numbers need no call
+            kind = type(item)
+            if kind is not type(wanted):
+                return False
+            if kind in _EXACT:
+                if item != wanted:
+                    return False
+            elif not same(item, wanted):
+                return False
+        return True
     if isinstance(got, dict):
         return got.keys() == expected.keys() and all(same(got[k], expected[k]) for k in got)
     if isinstance(got, float) and math.isnan(got):

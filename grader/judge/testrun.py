@@ -319,9 +319,9 @@ class Grader:
         return TestRun(played.outcome, observed=[], stopped=played.failure)
 
     def _wire_step(self, step: Step) -> dict[str, Any]:
-        data = step.model_dump(exclude_defaults=True)
-        data["args"] = [self._wire_arg(arg) for arg in step.args]
-        return data
+        if not step.reads_fixtures:
+            return step.sent
+        return {**step.sent, "args": [self._wire_arg(arg) for arg in step.args]}
 
     def _wire_arg(self, arg: Any) -> Any:
         if isinstance(arg, dict) and set(arg) == {"fixture"}:

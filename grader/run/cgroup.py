@@ -21,6 +21,8 @@ import uuid
 from pathlib import Path
 
 from grader import owners
+from grader.run.cgroupfs import read as _read
+from grader.run.cgroupfs import write as _write
 from grader.run.hierarchy import CONTROLLERS
 from grader.run.hierarchy import Hierarchy as Hierarchy
 from grader.run.hierarchy import every_hierarchy as every_hierarchy
@@ -28,21 +30,6 @@ from grader.run.hierarchy import hierarchies as hierarchies
 
 GROUP_PREFIX = "gametree-grader-"
 STALE_AFTER_S = 600
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
-
-
-def _write(path: Path, text: str) -> bool:
-    try:
-        path.write_text(text)
-    except OSError:
-        return False
-    return True
 
 
 def _placed(pid: int) -> dict[str, str]:

@@ -27,6 +27,7 @@ from grader.run.box.protocol import (
 PlainValue: TypeAlias = Any
 MAX_DEPTH = 200
 MAX_CONTAINERS = 200_000
+_SCALARS = frozenset({int, float, bool, type(None)})  # plain as JSON decoded them
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _EXCEPTION_KEYS = {"raises": str, "message": str, "traceback": str, "ni": bool, "import": bool}
 
@@ -74,6 +75,8 @@ def value(data: Any, depth: int = 0) -> PlainValue:
     if kind is str:
         return text(data)
     if kind is list:
+        if all(type(item) in _SCALARS for item in data):  # a list of numbers: nothing to check
+            return data
         return [value(item, depth + 1) for item in data]
     if kind is not dict:
         raise Malformed("a value that is not plain data")

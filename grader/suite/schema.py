@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -46,6 +47,12 @@ class Normalize(Strict):
         return pairs
 
 
+def _names_a_fixture(value: Any) -> bool:
+    if isinstance(value, dict):
+        return set(value) == {"fixture"}
+    return isinstance(value, list) and any(_names_a_fixture(item) for item in value)
+
+
 Comparator = Literal["equal", "unordered", "approx", "set", "at_most"]
 Show = Literal["plain", "str", "repr", "attrs"]
 Count = Literal["recursive_calls"]
@@ -86,6 +93,17 @@ class Step(Strict):
     @property
     def target(self) -> str:
         return self.call or self.get or ""
+
+    @cached_property
+    def sent(self) -> dict[str, Any]:
+        """The step as a test process is sent it, `{fixture: FILE}` arguments still unresolved:
+        made once, as the same steps go out in every grading (shared: never changed)."""
+        return {**self.model_dump(exclude_defaults=True), "args": self.args}
+
+    @cached_property
+    def reads_fixtures(self) -> bool:
+        """Whether an argument (or an item of a list argument) is a `{fixture: FILE}`."""
+        return _names_a_fixture(self.args)
 
     def but(self, **changes: Any) -> Step:
         """This step with `changes`, validated again.
