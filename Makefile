@@ -83,12 +83,17 @@ PARALLEL ?= -n 2 --dist worksteal
 # The fast tests wait more than they compute (timeouts, servers starting): one worker more than
 # there are cores keeps both busy (2 cores: 101 s instead of 126 s for 1335 tests, idle).
 FAST_PARALLEL ?= -n $(shell echo $$(( $$(nproc) + 1 ))) --dist worksteal
+# Bytecode is written (into the ignored __pycache__ folders) even where the environment says not
+# to: the tests start hundreds of interpreters (`grader` commands, services, workers), and each
+# would compile the grader's modules again, every xdist worker its test modules too (8 % of
+# `make test-fast`'s time).
+KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
 test: lint
-	$(BIN)/python -m pytest $(PARALLEL) --durations=25; status=$$?; \
+	$(KEEP_BYTECODE) $(BIN)/python -m pytest $(PARALLEL) --durations=25; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$status
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q $(FAST_PARALLEL) -m "not slow and not bwrap"; status=$$?; \
+	$(KEEP_BYTECODE) $(BIN)/python -m pytest -q $(FAST_PARALLEL) -m "not slow and not bwrap"; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$status
 
 verify: $(STAMP)
