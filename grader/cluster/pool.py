@@ -157,3 +157,8 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
             process.join(1.0)
     with contextlib.suppress(Exception):
         pool.shutdown(wait=False, cancel_futures=True)
+    # Its manager thread closes the pool's wake-up pipe as it ends; Python 3.11's exit hook writes
+    # to that pipe without a lock, so a process ending meanwhile printed "Bad file descriptor".
+    manager = getattr(pool, "_executor_manager_thread", None)  # no public handle either
+    if isinstance(manager, threading.Thread):
+        manager.join(STOP_GRACE_S)

@@ -8,6 +8,7 @@ controller the kernel refuses).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -24,7 +25,7 @@ def read(path: Path) -> str:
     except OSError:
         return ""
     finally:
-        os.close(fd)
+        _close(fd)
     return b"".join(chunks).decode(errors="replace")
 
 
@@ -38,5 +39,12 @@ def write(path: Path, text: str) -> bool:
     except OSError:
         return False
     finally:
-        os.close(fd)
+        _close(fd)
     return True
+
+
+def _close(fd: int) -> None:
+    """Close, never raising: an error here says nothing about what was read or written (and
+    the grader's exit path may already have closed it)."""
+    with contextlib.suppress(OSError):
+        os.close(fd)
